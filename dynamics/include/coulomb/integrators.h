@@ -1,0 +1,38 @@
+// Time integration of rigid bodies (seed 000 section 4.3 and appendix A).
+//
+// A step is split into stages the World sequences: the Moreau midpoint scheme (eq. 41-42) is
+//   integrate_positions(h/2) -> detect/assemble at q^{t+1/2} -> solve ->
+//   apply_velocities -> integrate_positions(h/2),
+// and semi-implicit Euler is detect at q^t -> solve -> apply_velocities -> integrate_positions(h).
+#pragma once
+#include <coulomb/rigid_bodies.h>
+
+#include <vector>
+
+namespace coulomb {
+
+// x += h v and Q += h Gamma(Q) w followed by normalisation (eq. 65-67). Fixed bodies stay put.
+void integrate_positions(const RigidModel& m, RigidState& s, double h);
+
+// Unconstrained velocities u + h M^-1 h(q, u) with h from eq. 61 (gravity, gyroscopic term).
+// With `implicit_gyroscopic` the gyroscopic term is integrated with one Newton step of the
+// backward-Euler equation I (w2 - w1) + h w2 x I w2 = 0 in the body frame, which conserves
+// spin about stable axes where the explicit term gains energy. Output: (v, w) per body.
+void free_velocities(const RigidModel& m, const RigidState& s, const Vec3& gravity, double h,
+                     bool implicit_gyroscopic, std::vector<Vec6>& u_free);
+
+// u^{t+1} = u_free + dw (eq. 42b with dw = M^-1 J^T lambda), written into the state.
+void apply_velocities(const RigidModel& m, const std::vector<Vec6>& u_free, const std::vector<Vec6>& dw, RigidState& s);
+
+// dQ/dt = Gamma(Q) w (eq. 65), w in the world frame, Q = (w, x, y, z).
+Eigen::Vector4d quaternion_rate(const Quat& q, const Vec3& w);
+
+}  // namespace coulomb
+
+namespace coulomb {
+
+// q^corrected = q + M^-1 J^T lambda (seed 000 eq. 51): dq holds (dx, dtheta) per body; the
+// rotation dtheta is applied to the orientation to first order and renormalised.
+void apply_displacements(const RigidModel& m, const std::vector<Vec6>& dq, RigidState& s);
+
+}  // namespace coulomb

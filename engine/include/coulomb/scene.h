@@ -1,0 +1,83 @@
+// The scene definition: plain settings structs that map 1:1 to the JSON scene format
+// (../shared/SCENE_FORMAT.md, STYLE.md lesson 8). The loader fills them and validates every
+// value; the World is built from a SceneDef and never sees JSON.
+#pragma once
+#include <coulomb/math.h>
+#include <coulomb/shapes.h>
+#include <coulomb/solver.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace coulomb {
+
+enum class IntegratorType { Moreau, ImplicitEuler, SemiImplicit };
+enum class StabilizationType { None, Post, Baumgarte };
+const char* integrator_name(IntegratorType t);
+
+struct MaterialDef {
+  std::string name;
+  double density = 1000.0;            // (unit: kg/m^3)
+  double friction_s = 0.5;            // Coulomb coefficient along the first tangent
+  double friction_t = 0.5;            // ... along the second tangent (== friction_s when isotropic)
+  double torsional_friction = 0.0;    // Coulomb-Contensou spin coefficient (seed 000 eq. 15b) (unit: m)
+  double restitution = 0.0;           // Newton coefficient (seed 000 eq. 14)
+  double young = 1e6;                 // soft bodies only (unit: Pa)
+  double poisson = 0.3;               // soft bodies only
+  std::string model = "corotational"; // soft bodies only
+  double damping = 0.0;               // soft bodies only
+};
+
+// Per-pair override of friction and restitution (`contact_materials`).
+struct ContactMaterialDef {
+  int a = -1, b = -1;  // material indices
+  double friction_s = 0.5, friction_t = 0.5, torsional_friction = 0.0, restitution = 0.0;
+};
+
+struct BodyDef {
+  std::string name;
+  int shape = -1;      // index into SceneDef::shapes
+  int material = 0;    // index into SceneDef::materials
+  Vec3 position = Vec3::Zero();   // of the shape frame (unit: m)
+  Quat orientation = Quat::Identity();
+  Vec3 velocity = Vec3::Zero();          // of the shape-frame origin (unit: m/s)
+  Vec3 angular_velocity = Vec3::Zero();  // (unit: rad/s)
+  bool fixed = false;
+  std::optional<double> mass;   // overrides density * volume (unit: kg)
+  std::optional<Vec3> inertia;  // principal moments about the centre of mass (unit: kg m^2)
+};
+
+struct SceneDef {
+  std::string name, description;
+  std::filesystem::path base_dir;   // folder of the scene file (mesh paths are relative to it)
+  Vec3 gravity{0.0, 0.0, -9.81};    // (unit: m/s^2)
+  double dt = 0.01;                 // (unit: s)
+  int steps = 0;
+  IntegratorType integrator = IntegratorType::Moreau;
+  std::string solver = "pgs";
+  SolverOptions solver_options;
+  StabilizationType stabilization = StabilizationType::None;
+  double baumgarte_beta = 0.2;
+  double envelope = 0.01;           // contacts are created below this separation (unit: m)
+  double margin = 0.0;              // collision margin added to every shape's AABB (unit: m)
+  bool ccd = false;
+  std::vector<MaterialDef> materials;              // index 0 is "default" unless redefined
+  std::vector<ContactMaterialDef> contact_materials;
+  ShapeLibrary shapes;
+  std::vector<std::string> shape_names;            // parallel to shapes.shapes (named shapes)
+  std::vector<BodyDef> bodies;                     // explicit bodies first, then generated ones
+  int output_every = 1;                            // write a frame every N steps
+};
+
+// Loads and validates a scene file. `overrides` are "--set" strings "POINTER=VALUE" applied to
+// the JSON before validation (VALUE is parsed as JSON, or taken as a string if it is not JSON).
+// Throws InputError with the JSON pointer of the first mistake.
+SceneDef load_scene(const std::filesystem::path& file, const std::vector<std::string>& overrides = {});
+// Validates an already-parsed scene document. Mesh paths are resolved against `base_dir`.
+SceneDef parse_scene(const nlohmann::json& doc, const std::filesystem::path& base_dir);
+// Applies one "POINTER=VALUE" override to a scene document. Throws InputError.
+void apply_override(nlohmann::json& doc, const std::string& assignment);
+
+}  // namespace coulomb

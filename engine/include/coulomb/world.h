@@ -1,0 +1,123 @@
+// The World: owns the model (shapes, bodies, materials, settings) and the state of a simulation
+// and sequences one step as the stages of DESIGN.md. It holds no physics itself.
+//
+//   #include <coulomb/world.h>
+//   coulomb::World world(coulomb::load_scene("scenes/wall.json"));
+//   while (world.step_count() < world.total_steps()) {
+//     if (auto r = world.step(); !r.ok()) { std::cerr << r.message << "\n"; break; }
+//   }
+//   coulomb::BodyState b = world.body(world.find_body("brick_0"));
+#pragma once
+#include <coulomb/contact.h>
+#include <coulomb/contact_assembly.h>
+#include <coulomb/contact_problem.h>
+#include <coulomb/rigid_bodies.h>
+#include <coulomb/scene.h>
+
+#include <string>
+#include <vector>
+
+namespace coulomb {
+
+// Per-step statistics (the fields of stats.jsonl, SCENE_FORMAT.md).
+struct StepStats {
+  int step = 0;                  // index of the completed step, from 1
+  double time = 0.0;             // simulated time after the step (unit: s)
+  int bodies = 0;
+  int contacts = 0;
+  int pairs = 0;                 // broadphase candidate pairs
+  SolverStats solver;            // iterations, residual, merit, converged, time
+  double kinetic_energy = 0.0;   // (unit: J)
+  double potential_energy = 0.0; // (unit: J)
+  double max_penetration = 0.0;  // largest contact depth at detection (unit: m)
+  double wall_ms = 0.0;          // whole step
+  double detect_ms = 0.0, assemble_ms = 0.0, integrate_ms = 0.0;
+};
+
+// Outcome of a step. A step never throws; a state that became invalid (NaN/Inf, or faster
+// than the speed limit) is reported with the body's id and name, and the world stops stepping.
+struct StepResult {
+  enum class Status { Ok, InvalidState } status = Status::Ok;
+  int body = -1;
+  std::string message;
+  bool ok() const { return status == Status::Ok; }
+};
+
+// A body's state in the user's terms: the pose of its shape frame and the velocity of that
+// frame's origin, as written in the scene.
+struct BodyState {
+  std::string name;
+  Vec3 position, velocity, angular_velocity;
+  Quat orientation;
+  bool fixed = false;
+  double mass = 0.0;
+};
+
+struct WorldSettings {
+  double max_speed = 1e3;   // a body faster than this invalidates the run (unit: m/s)
+  int threads = 1;
+};
+
+class World {
+ public:
+  // Builds the model from a validated scene. Throws InputError if a body's mass properties
+  // cannot be computed (e.g. a plane on a moving body, a zero-volume shape without a mass).
+  explicit World(SceneDef scene, WorldSettings settings = {});
+
+  StepResult step();
+
+  int step_count() const { return step_; }
+  int total_steps() const { return scene_.steps; }
+  double time() const { return time_; }
+  double dt() const { return scene_.dt; }
+  const SceneDef& scene() const { return scene_; }
+  const StepStats& last_stats() const { return stats_; }
+
+  int body_count() const { return model_.size(); }
+  int find_body(const std::string& name) const;  // -1 if there is none
+  BodyState body(int id) const;
+  const RigidModel& model() const { return model_; }
+  const RigidState& state() const { return state_; }
+  // Contacts of the last step and their impulses (normal, t, s, torsion) (unit: N s).
+  const std::vector<Contact>& contacts() const { return contacts_; }
+  const std::vector<Vec4>& contact_impulses() const { return solution_.lambda; }
+
+ private:
+  int detect(std::vector<Contact>& out) const;  // returns the broadphase pair count
+  void detect_coefficients();
+  void stabilize();
+  void warm_start();
+  void remember_impulses();
+  StepResult check_state() const;
+
+  SceneDef scene_;
+  WorldSettings settings_;
+  const SolverInfo* solver_ = nullptr;
+  RigidModel model_;
+  RigidState state_;
+  std::vector<ContactCoefficients> pair_coeffs_;  // (nm x nm) material pair table
+
+  // per-step scratch, kept to reuse allocations
+  std::vector<Contact> contacts_;
+  std::vector<ContactCoefficients> coeffs_;
+  std::vector<Vec6> u_free_, dw_;
+  ContactProblem problem_;
+  ContactProblem gap_problem_;         // post-stabilisation
+  std::vector<Contact> gap_contacts_;  // post-stabilisation
+  ContactSolution solution_;
+
+  // warm start cache: last step's contacts (body a frame point) and world impulses
+  struct CachedImpulse {
+    int a, b;
+    Vec3 local_point;   // contact point in body a's frame
+    Vec3 impulse;       // lambda_n n + lambda_t t + lambda_s s (unit: N s)
+    Vec3 torsion;       // lambda_tau n (unit: N m s)
+  };
+  std::vector<CachedImpulse> cache_;
+
+  int step_ = 0;
+  double time_ = 0.0;
+  StepStats stats_;
+};
+
+}  // namespace coulomb

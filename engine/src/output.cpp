@@ -1,0 +1,87 @@
+#include <coulomb/output.h>
+
+#include <stdexcept>
+
+namespace coulomb {
+
+namespace {
+
+nlohmann::json vec(const Vec3& v) { return {v.x(), v.y(), v.z()}; }
+nlohmann::json quat(const Quat& q) { return {q.w(), q.x(), q.y(), q.z()}; }
+
+std::ofstream open_or_throw(const std::filesystem::path& p) {
+  std::ofstream f(p, std::ios::trunc);
+  if (!f) throw std::runtime_error("cannot write " + p.string());
+  return f;
+}
+
+}  // namespace
+
+nlohmann::json stats_json(const StepStats& s) {
+  return {{"step", s.step},
+          {"time", s.time},
+          {"bodies", s.bodies},
+          {"contacts", s.contacts},
+          {"pairs", s.pairs},
+          {"iterations", s.solver.iterations},
+          {"residual", s.solver.residual},
+          {"merit", s.solver.merit},
+          {"converged", s.solver.converged},
+          {"divergence_detections", s.solver.divergence_detections},
+          {"kinetic_energy", s.kinetic_energy},
+          {"potential_energy", s.potential_energy},
+          {"max_penetration", s.max_penetration},
+          {"wall_ms", s.wall_ms},
+          {"detect_ms", s.detect_ms},
+          {"assemble_ms", s.assemble_ms},
+          {"solve_ms", s.solver.time_ms},
+          {"integrate_ms", s.integrate_ms}};
+}
+
+nlohmann::json final_state_json(const World& world) {
+  nlohmann::json bodies = nlohmann::json::array();
+  for (int i = 0; i < world.body_count(); ++i) {
+    const BodyState b = world.body(i);
+    bodies.push_back({{"name", b.name},
+                      {"position", vec(b.position)},
+                      {"orientation", quat(b.orientation)},
+                      {"velocity", vec(b.velocity)},
+                      {"angular_velocity", vec(b.angular_velocity)}});
+  }
+  return {{"time", world.time()}, {"bodies", bodies}, {"soft_bodies", nlohmann::json::array()}};
+}
+
+nlohmann::json frame_json(const World& world) {
+  nlohmann::json bodies = nlohmann::json::array();
+  for (int i = 0; i < world.body_count(); ++i) {
+    const BodyState b = world.body(i);
+    bodies.push_back({vec(b.position), quat(b.orientation)});
+  }
+  return {{"step", world.step_count()}, {"time", world.time()}, {"bodies", bodies}};
+}
+
+RunOutput::RunOutput(std::filesystem::path dir) : dir_(std::move(dir)) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  if (ec) throw std::runtime_error("cannot create output folder " + dir_.string() + ": " + ec.message());
+  stats_ = open_or_throw(dir_ / "stats.jsonl.tmp");
+  frames_ = open_or_throw(dir_ / "frames.jsonl.tmp");
+}
+
+void RunOutput::write_step(const World& world) {
+  stats_ << stats_json(world.last_stats()).dump() << '\n';
+  if (world.step_count() % world.scene().output_every == 0) frames_ << frame_json(world).dump() << '\n';
+}
+
+void RunOutput::finish(const World& world) {
+  stats_.close();
+  frames_.close();
+  {
+    std::ofstream f = open_or_throw(dir_ / "final_state.json.tmp");
+    f << final_state_json(world).dump(2) << '\n';
+  }
+  for (const char* name : {"stats.jsonl", "frames.jsonl", "final_state.json"})
+    std::filesystem::rename(dir_ / (std::string(name) + ".tmp"), dir_ / name);
+}
+
+}  // namespace coulomb

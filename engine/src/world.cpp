@@ -1,0 +1,277 @@
+// World: builds the model from a scene and runs the step as a short list of timed stages
+// (DESIGN.md "One step, as data flows"; STYLE.md lesson 4). Every stage is a free function in
+// its module; this file only sequences them and keeps the warm-start cache.
+#include <coulomb/detect.h>
+#include <coulomb/error.h>
+#include <coulomb/integrators.h>
+#include <coulomb/mass_properties.h>
+#include <coulomb/world.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace coulomb {
+
+SolverStats solve_pgs(const ContactProblem&, const SolverOptions&, ContactSolution&);
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// Body frame (centre of mass, principal axes) of a shape's mass distribution, in the shape
+// frame, and the principal moments. Diagonal tensors keep the shape's own axes so that
+// primitives have identical shape and body frames.
+void principal_frame(const MassProperties& mp, Pose& body_in_shape, Vec3& moments) {
+  body_in_shape.p = mp.com;
+  const Mat3& I = mp.inertia;
+  const double off = std::abs(I(0, 1)) + std::abs(I(0, 2)) + std::abs(I(1, 2));
+  if (off <= 1e-12 * I.trace()) {
+    moments = I.diagonal();
+    body_in_shape.q = Quat::Identity();
+    return;
+  }
+  Eigen::SelfAdjointEigenSolver<Mat3> eig(I);
+  Mat3 R = eig.eigenvectors();
+  if (R.determinant() < 0) R.col(2) = -R.col(2);
+  moments = eig.eigenvalues();
+  body_in_shape.q = Quat(R).normalized();
+}
+
+ContactCoefficients mix(const MaterialDef& a, const MaterialDef& b) {
+  // SCENE_FORMAT.md: the geometric mean of the two materials unless a pair entry exists
+  ContactCoefficients c;
+  c.mu = Vec3(std::sqrt(a.friction_s * b.friction_s), std::sqrt(a.friction_t * b.friction_t),
+              std::sqrt(a.torsional_friction * b.torsional_friction));
+  c.restitution = std::sqrt(a.restitution * b.restitution);
+  return c;
+}
+
+}  // namespace
+
+World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)), settings_(settings) {
+  solver_ = find_solver(scene_.solver);
+  if (!solver_) throw InputError("/solver/type", "unknown solver '" + scene_.solver + "' (available: " + solver_names() + ")");
+  scene_.solver_options.threads = settings_.threads;
+
+  const std::size_t nb = scene_.bodies.size();
+  state_.resize(int(nb));
+  for (std::size_t i = 0; i < nb; ++i) {
+    const BodyDef& d = scene_.bodies[i];
+    const Pose shape_world{d.position, d.orientation.normalized()};
+    Pose body_in_shape;
+    Vec3 moments = Vec3::Zero();
+    double mass = 0.0;
+    if (!d.fixed) {
+      MassProperties mp;
+      try {
+        mp = mass_properties(scene_.shapes, d.shape, scene_.materials[std::size_t(d.material)].density);
+      } catch (const std::invalid_argument& e) {
+        throw InputError("/bodies", "body '" + d.name + "': " + e.what());
+      }
+      if (d.mass) {
+        mp.inertia *= *d.mass / mp.mass;
+        mp.mass = *d.mass;
+      }
+      principal_frame(mp, body_in_shape, moments);
+      if (d.inertia) moments = *d.inertia;  // principal moments about the shape's own axes
+      if (d.inertia) body_in_shape.q = Quat::Identity();
+      mass = mp.mass;
+      if (!(mass > 0.0) || !(moments.array() > 0.0).all())
+        throw InputError("/bodies", "body '" + d.name + "' has no positive mass or inertia");
+    }
+    model_.add(d.name, d.shape, d.material, d.fixed, mass, moments, body_in_shape.inverse());
+    const Pose body_world = shape_world * body_in_shape;
+    state_.x[i] = body_world.p;
+    state_.q[i] = body_world.q;
+    if (!d.fixed) {
+      state_.w[i] = d.angular_velocity;
+      state_.v[i] = d.velocity + d.angular_velocity.cross(body_world.p - shape_world.p);
+    }
+  }
+
+  const std::size_t nm = scene_.materials.size();
+  pair_coeffs_.resize(nm * nm);
+  for (std::size_t a = 0; a < nm; ++a)
+    for (std::size_t b = 0; b < nm; ++b) pair_coeffs_[a * nm + b] = mix(scene_.materials[a], scene_.materials[b]);
+  for (const ContactMaterialDef& cm : scene_.contact_materials) {
+    ContactCoefficients c{Vec3(cm.friction_s, cm.friction_t, cm.torsional_friction), cm.restitution};
+    pair_coeffs_[std::size_t(cm.a) * nm + std::size_t(cm.b)] = c;
+    pair_coeffs_[std::size_t(cm.b) * nm + std::size_t(cm.a)] = c;
+  }
+}
+
+int World::find_body(const std::string& name) const {
+  for (int i = 0; i < model_.size(); ++i)
+    if (model_.name[std::size_t(i)] == name) return i;
+  return -1;
+}
+
+BodyState World::body(int id) const {
+  const auto k = std::size_t(id);
+  const Pose sp = shape_pose(model_, state_, id);
+  BodyState b;
+  b.name = model_.name[k];
+  b.position = sp.p;
+  b.orientation = sp.q;
+  b.angular_velocity = state_.w[k];
+  b.velocity = state_.v[k] + state_.w[k].cross(sp.p - state_.x[k]);
+  b.fixed = model_.fixed[k] != 0;
+  b.mass = model_.mass[k];
+  return b;
+}
+
+int World::detect(std::vector<Contact>& out) const {
+  const int nb = model_.size();
+  std::vector<Pose> poses(std::size_t(nb));
+  for (int i = 0; i < nb; ++i) poses[std::size_t(i)] = shape_pose(model_, state_, i);
+  DetectInput in;
+  in.shapes = &scene_.shapes;
+  in.body_shape = &model_.shape;
+  in.shape_pose = &poses;
+  in.is_static = &model_.fixed;
+  in.envelope = scene_.envelope;
+  in.margin = scene_.margin;
+  return detect_contacts(in, out).pairs;
+}
+
+void World::detect_coefficients() {
+  const std::size_t nm = scene_.materials.size();
+  coeffs_.resize(contacts_.size());
+  for (std::size_t k = 0; k < contacts_.size(); ++k)
+    coeffs_[k] = pair_coeffs_[std::size_t(model_.material[std::size_t(contacts_[k].body_a)]) * nm +
+                              std::size_t(model_.material[std::size_t(contacts_[k].body_b)])];
+}
+
+// Seeds the solver with last step's impulses of the contacts that persist: same body pair and
+// the contact point (in body a's frame) within a small distance of an old one.
+void World::warm_start() {
+  solution_.lambda.assign(contacts_.size(), Vec4::Zero());
+  if (!scene_.solver_options.warm_start) return;
+  const double tol2 = std::pow(std::max(2.0 * scene_.envelope, 1e-3), 2);
+  for (std::size_t k = 0; k < contacts_.size(); ++k) {
+    const Contact& c = contacts_[k];
+    auto [lo, hi] = std::equal_range(cache_.begin(), cache_.end(), CachedImpulse{c.body_a, c.body_b, {}, {}, {}},
+                                     [](const CachedImpulse& x, const CachedImpulse& y) {
+                                       return std::tie(x.a, x.b) < std::tie(y.a, y.b);
+                                     });
+    if (lo == hi) continue;
+    const Vec3 local = state_.body_pose(c.body_a).apply_inverse(c.point);
+    const CachedImpulse* best = nullptr;
+    double best_d2 = tol2;
+    for (auto it = lo; it != hi; ++it) {
+      const double d2 = (it->local_point - local).squaredNorm();
+      if (d2 < best_d2) { best_d2 = d2; best = &*it; }
+    }
+    if (!best) continue;
+    Vec3 t, s;
+    tangent_basis(c.normal, t, s);
+    solution_.lambda[k] = Vec4(c.normal.dot(best->impulse), t.dot(best->impulse), s.dot(best->impulse),
+                               c.normal.dot(best->torsion));
+  }
+}
+
+void World::remember_impulses() {
+  cache_.resize(contacts_.size());
+  for (std::size_t k = 0; k < contacts_.size(); ++k) {
+    const Contact& c = contacts_[k];
+    const Vec4& l = solution_.lambda[k];
+    Vec3 t, s;
+    tangent_basis(c.normal, t, s);
+    cache_[k] = {c.body_a, c.body_b, state_.body_pose(c.body_a).apply_inverse(c.point),
+                 l[0] * c.normal + l[1] * t + l[2] * s, l[3] * c.normal};
+  }
+}
+
+// Post-stabilisation, seed 000 eq. 43-51: detect at q^{t+1}, solve the gap LCP (eq. 49-50)
+// with PGS (frictionless, so its box is the normal cone) and displace the bodies (eq. 51).
+// Velocities are untouched. The step's contacts and impulses stay those of the velocity solve.
+void World::stabilize() {
+  detect(gap_contacts_);
+  assemble_gap_problem(model_, state_, gap_contacts_, gap_problem_);
+  ContactSolution displacement;
+  SolverOptions opt = scene_.solver_options;
+  opt.warm_start = false;
+  opt.sor = 1.0;
+  solve_pgs(gap_problem_, opt, displacement);
+  gap_problem_.body_impulse_response(displacement.lambda, dw_);
+  apply_displacements(model_, dw_, state_);
+}
+
+StepResult World::check_state() const {
+  for (int i = 0; i < model_.size(); ++i) {
+    const auto k = std::size_t(i);
+    if (model_.fixed[k]) continue;
+    const bool finite = state_.x[k].allFinite() && state_.v[k].allFinite() && state_.w[k].allFinite() &&
+                        state_.q[k].coeffs().allFinite();
+    const std::string where = "step " + std::to_string(step_) + ": body '" + model_.name[k] + "'";
+    if (!finite) return {StepResult::Status::InvalidState, i, where + " has a NaN or infinite state"};
+    if (state_.v[k].norm() > settings_.max_speed)
+      return {StepResult::Status::InvalidState, i,
+              where + " moves at " + std::to_string(state_.v[k].norm()) + " m/s, above the limit of " +
+                  std::to_string(settings_.max_speed) + " m/s"};
+  }
+  return {};
+}
+
+StepResult World::step() {
+  const auto t_step = Clock::now();
+  const double dt = scene_.dt;
+  const bool moreau = scene_.integrator == IntegratorType::Moreau;
+  stats_ = StepStats{};
+
+  // 1 predict: Moreau's explicit half step (seed 000 eq. 41)
+  auto t0 = Clock::now();
+  if (moreau) integrate_positions(model_, state_, 0.5 * dt);
+  stats_.integrate_ms += ms_since(t0);
+
+  // 2 detect
+  t0 = Clock::now();
+  stats_.pairs = detect(contacts_);
+  detect_coefficients();
+  stats_.detect_ms = ms_since(t0);
+
+  // 3 assemble at the detection configuration (eq. 42a: M, J, h at q^{t+1/2} for Moreau)
+  t0 = Clock::now();
+  free_velocities(model_, state_, scene_.gravity, dt, scene_.integrator == IntegratorType::ImplicitEuler, u_free_);
+  AssemblySettings as;
+  as.dt = dt;
+  as.gap_horizon = moreau ? 0.5 * dt : dt;
+  as.baumgarte_beta = scene_.stabilization == StabilizationType::Baumgarte ? scene_.baumgarte_beta : 0.0;
+  as.restitution_threshold = std::max(2.0 * scene_.gravity.norm() * dt, 1e-3);
+  assemble_contacts(model_, state_, u_free_, contacts_, coeffs_, as, problem_);
+  warm_start();
+  stats_.assemble_ms = ms_since(t0);
+
+  // 4 solve
+  stats_.solver = solver_->solve(problem_, scene_.solver_options, solution_);
+  remember_impulses();
+
+  // 5 integrate: u^{t+1} = u_free + M^-1 J^T lambda (eq. 42b), then the position update
+  t0 = Clock::now();
+  problem_.body_impulse_response(solution_.lambda, dw_);
+  apply_velocities(model_, u_free_, dw_, state_);
+  integrate_positions(model_, state_, moreau ? 0.5 * dt : dt);  // eq. 42c or eq. 67
+  stats_.integrate_ms += ms_since(t0);
+
+  // 6 stabilise: project the new positions out of penetration (seed 000 section 4.4)
+  if (scene_.stabilization == StabilizationType::Post) stabilize();
+
+  // 7 record
+  ++step_;
+  time_ = step_ * dt;
+  stats_.step = step_;
+  stats_.time = time_;
+  stats_.bodies = model_.size();
+  stats_.contacts = int(contacts_.size());
+  for (const Contact& c : contacts_) stats_.max_penetration = std::max(stats_.max_penetration, c.depth);
+  stats_.kinetic_energy = kinetic_energy(model_, state_);
+  stats_.potential_energy = potential_energy(model_, state_, scene_.gravity);
+  stats_.wall_ms = ms_since(t_step);
+  return check_state();
+}
+
+}  // namespace coulomb

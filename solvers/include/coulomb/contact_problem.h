@@ -1,0 +1,62 @@
+// The contact problem handed to every rigid contact solver (DESIGN.md stage 3 -> 4).
+//
+// Solvers see only this struct, never bodies, shapes or the scene. For nc contacts and nb
+// bodies, each contact k has 4 rows (normal, tangent t, tangent s, torsion tau; seed 000 eq. 52)
+// and couples body_a[k] < body_b[k]. The post-step contact velocity is
+//     v = J (u_free + M^-1 J^T lambda) + bias = A lambda + b,   A = J M^-1 J^T,
+// with b = J u_free + bias precomputed at assembly. Fixed bodies have zero inverse mass, so
+// their rows of M^-1 J^T vanish and no solver needs a special case for them.
+#pragma once
+#include <coulomb/math.h>
+
+#include <vector>
+
+namespace coulomb {
+
+using Mat46 = Eigen::Matrix<double, 4, 6>;
+using Mat64 = Eigen::Matrix<double, 6, 4>;
+using Mat4 = Eigen::Matrix4d;
+
+struct ContactProblem {
+  // bodies (nb)
+  std::vector<double> inv_mass;   // (unit: 1/kg), 0 for fixed bodies
+  std::vector<Mat3> inv_inertia;  // world-frame inverse inertia (unit: 1/(kg m^2)), 0 for fixed
+
+  // contacts (nc)
+  std::vector<int> body_a, body_b;
+  std::vector<Mat46> J_a, J_b;    // seed 000 eq. 56: rows [n t s tau] acting on (v, omega)
+  std::vector<Vec4> b;            // v = A lambda + b (unit: m/s, rad/s for the torsion row)
+  std::vector<Vec3> mu;           // (mu_s, mu_t, mu_tau): eq. 16 friction coefficients
+
+  // derived by finalize(): M^-1 J^T blocks (6x4) and the diagonal blocks A_kk (4x4)
+  std::vector<Mat64> MinvJT_a, MinvJT_b;
+  std::vector<Mat4> A_diag;
+
+  int num_bodies() const { return int(inv_mass.size()); }
+  int num_contacts() const { return int(body_a.size()); }
+  void clear_contacts();
+  void add_contact(int a, int b_body, const Mat46& Ja, const Mat46& Jb, const Vec4& bias, const Vec3& mu_k);
+  void finalize();
+
+  // w = M^-1 J^T lambda, per body (nb x 6). Used by matrix-free solvers (seed 000 eq. 25-26).
+  void body_impulse_response(const std::vector<Vec4>& lambda, std::vector<Vec6>& w) const;
+  // v_k = J_k w + b_k for every contact.
+  void contact_velocities(const std::vector<Vec6>& w, std::vector<Vec4>& v) const;
+};
+
+// Solver output: one impulse 4-vector (normal, t, s, tau) per contact (unit: N s, N m s).
+struct ContactSolution {
+  std::vector<Vec4> lambda;
+};
+
+// What every solver reports per step (DESIGN.md: comparisons between solvers are the point).
+struct SolverStats {
+  int iterations = 0;
+  double residual = 0.0;          // the solver's own merit at exit
+  double merit = 0.0;             // FCLib natural-map merit of the returned impulses (solvers/merit.h)
+  bool converged = true;
+  int divergence_detections = 0;  // r-factor back-tracks (PROX); 0 for PGS
+  double time_ms = 0.0;
+};
+
+}  // namespace coulomb

@@ -1,0 +1,44 @@
+// The solver registry (DESIGN.md): one table keyed by the scene's solver name. Each entry
+// declares what it supports and which option keys it accepts, and points at one plain solve
+// function; the world picks the entry once per run, so inner loops never see a virtual call.
+#pragma once
+#include <coulomb/contact_problem.h>
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+namespace coulomb {
+
+// Options shared by all solvers plus the keys of individual solvers. Which keys a solver
+// accepts is listed in its SolverInfo::keys; parse_solver_options rejects the others.
+struct SolverOptions {
+  int max_iterations = 100;     // sweeps over all contacts
+  double abs_tol = 1e-6;        // stop when ||lambda^{k+1} - lambda^k||_inf <= abs_tol (unit: N s)
+  double rel_tol = 1e-6;        // ... or <= rel_tol * ||lambda^{k+1}||_inf
+  bool warm_start = true;       // start from the previous step's impulses
+  double sor = 1.0;             // pgs: successive over-relaxation factor in (0, 2)
+  std::string ordering = "default";  // pgs: contact ordering (seed 001 section 5)
+  int threads = 1;              // worker threads available to the solver
+};
+
+using SolveFn = SolverStats (*)(const ContactProblem&, const SolverOptions&, ContactSolution&);
+
+struct SolverInfo {
+  std::string name;
+  std::string description;
+  bool rigid = true, soft = false, joints = false, gpu = false;  // what the solver handles
+  std::vector<std::string> keys;  // option keys accepted in the scene's "solver" object
+  SolveFn solve = nullptr;        // solution holds the warm start on entry, the result on exit
+};
+
+const std::vector<SolverInfo>& solver_registry();
+// nullptr if no solver has that name.
+const SolverInfo* find_solver(const std::string& name);
+// Names of all registered solvers, comma separated (for error messages and `coulomb info`).
+std::string solver_names();
+// Parses and validates the "solver" object of a scene (its "type" included). Throws InputError
+// naming `pointer` + "/KEY" for unknown keys, wrong types and out-of-range values.
+SolverOptions parse_solver_options(const SolverInfo& info, const nlohmann::json& j, const std::string& pointer);
+
+}  // namespace coulomb

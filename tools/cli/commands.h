@@ -1,0 +1,25 @@
+// The subcommands of the `coulomb` executable. Each returns the process exit code of
+// SCENE_FORMAT.md: 0 success, 1 other failure, 2 invalid scene or arguments, 3 invalid state.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace coulomb::cli {
+
+struct RunArgs {
+  std::string scene;
+  std::string out;                 // empty: out/<scene file stem>
+  std::string solver;              // empty: the scene's
+  std::vector<std::string> set;    // POINTER=VALUE
+  int steps = 0;                   // 0: the scene's
+  double dt = 0.0;                 // 0: the scene's
+  int threads = 1;
+  double max_speed = 1e3;
+  bool quiet = false;
+};
+
+int run(const RunArgs& args);
+int validate(const RunArgs& args);
+int info(bool json);
+
+}  // namespace coulomb::cli

@@ -1,0 +1,48 @@
+// coulomb: run, validate and describe scenes from the command line.
+#include "commands.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+int main(int argc, char** argv) {
+  CLI::App app{"Coulomb: rigid and deformable bodies in frictional contact"};
+  app.require_subcommand(1);
+  coulomb::cli::RunArgs args;
+
+  auto add_scene_options = [&](CLI::App* cmd) {
+    cmd->add_option("scene", args.scene, "scene file (JSON, coulomb-scene/1)")->required();
+    cmd->add_option("--solver", args.solver, "override the scene's solver type (keeps its common keys)");
+    cmd->add_option("--set", args.set, "override a scene value: JSON_POINTER=VALUE (repeatable)");
+    cmd->add_option("--steps", args.steps, "number of steps to run")->check(CLI::Range(1, 1000000000));
+    cmd->add_option("--dt", args.dt, "time step in seconds")->check(CLI::PositiveNumber);
+  };
+
+  CLI::App* run = app.add_subcommand("run", "simulate a scene and write stats.jsonl, frames.jsonl, final_state.json");
+  add_scene_options(run);
+  run->add_option("--out", args.out, "output folder (default out/<scene name>)");
+  run->add_option("--threads", args.threads, "worker threads")->check(CLI::Range(1, 1024));
+  run->add_option("--max-speed", args.max_speed, "a body faster than this (m/s) stops the run with exit code 3")
+      ->check(CLI::PositiveNumber);
+  run->add_flag("--quiet,-q", args.quiet, "no progress bar and no summary");
+
+  CLI::App* validate = app.add_subcommand("validate", "check a scene without simulating it");
+  add_scene_options(validate);
+
+  bool json = false;
+  CLI::App* info = app.add_subcommand("info", "list solvers, integrators, shapes and build features");
+  info->add_flag("--json", json, "print one JSON object");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;  // invalid arguments
+  }
+  if (run->parsed()) return coulomb::cli::run(args);
+  if (validate->parsed()) return coulomb::cli::validate(args);
+  return coulomb::cli::info(json);
+}

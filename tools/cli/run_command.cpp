@@ -1,0 +1,142 @@
+// `coulomb run`, `coulomb validate` and `coulomb info`.
+#include <coulomb/build_info.h>
+#include <coulomb/error.h>
+#include <coulomb/output.h>
+#include <coulomb/scene_overrides.h>
+#include <coulomb/world.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "commands.h"
+
+namespace coulomb::cli {
+
+namespace {
+
+SceneOverrides overrides_of(const RunArgs& a) {
+  SceneOverrides o;
+  o.set = a.set;
+  o.solver = a.solver;
+  o.dt = a.dt;
+  o.steps = a.steps;
+  return o;
+}
+
+// "[#########           ] 45%  step 225/500  1.31 ms/step" on one terminal line.
+void draw_progress(int step, int total, double ms_per_step) {
+  constexpr int kWidth = 30;
+  const int filled = total > 0 ? step * kWidth / total : kWidth;
+  std::fprintf(stderr, "\r[%.*s%*s] %3d%%  step %d/%d  %.2f ms/step", filled,
+               "##############################", kWidth - filled, "", total > 0 ? 100 * step / total : 100,
+               step, total, ms_per_step);
+  std::fflush(stderr);
+}
+
+// Runs a body of work and maps exceptions to the exit codes of SCENE_FORMAT.md.
+template <class F>
+int guarded(F&& f) {
+  try {
+    return f();
+  } catch (const InputError& e) {
+    std::cerr << "coulomb: invalid input: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "coulomb: error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace
+
+int run(const RunArgs& a) {
+  return guarded([&] {
+    SceneDef scene = load_scene(a.scene, overrides_of(a));
+    WorldSettings settings;
+    settings.threads = a.threads;
+    settings.max_speed = a.max_speed;
+    World world(std::move(scene), settings);
+    const std::filesystem::path out =
+        a.out.empty() ? std::filesystem::path("out") / std::filesystem::path(a.scene).stem() : std::filesystem::path(a.out);
+    RunOutput output(out);
+
+    const bool progress = !a.quiet && isatty(STDERR_FILENO);
+    const auto t0 = std::chrono::steady_clock::now();
+    double max_pen = 0.0, sum_contacts = 0.0;
+    StepResult result;
+    while (world.step_count() < world.total_steps()) {
+      result = world.step();
+      output.write_step(world);
+      max_pen = std::max(max_pen, world.last_stats().max_penetration);
+      sum_contacts += world.last_stats().contacts;
+      if (!result.ok()) break;
+      if (progress && (world.step_count() % 10 == 0 || world.step_count() == world.total_steps())) {
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        draw_progress(world.step_count(), world.total_steps(), ms / world.step_count());
+      }
+    }
+    output.finish(world);
+    if (progress) std::fprintf(stderr, "\n");
+    if (!result.ok()) {
+      std::cerr << "coulomb: simulation became invalid at " << result.message << "\n";
+      return 3;
+    }
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!a.quiet)
+      std::printf("%s: %d steps (%.3g s simulated) in %.3f s, %.3f ms/step, %.1f contacts/step, max penetration %.3g m -> %s\n",
+                  a.scene.c_str(), world.step_count(), world.time(), secs, 1e3 * secs / std::max(1, world.step_count()),
+                  sum_contacts / std::max(1, world.step_count()), max_pen, out.string().c_str());
+    return 0;
+  });
+}
+
+int validate(const RunArgs& a) {
+  return guarded([&] {
+    SceneDef scene = load_scene(a.scene, overrides_of(a));
+    const std::string solver = scene.solver;
+    const std::size_t shapes = scene.shapes.shapes.size();
+    World world(std::move(scene));  // also checks mass properties
+    std::printf("%s: ok (%d bodies, %zu shapes, solver %s, %d steps of %g s)\n", a.scene.c_str(), world.body_count(),
+                shapes, solver.c_str(), world.total_steps(), world.dt());
+    return 0;
+  });
+}
+
+int info(bool json) {
+  const BuildInfo b = build_info();
+  if (json) {
+    nlohmann::json solvers = nlohmann::json::array();
+    for (const SolverInfo& s : solver_registry())
+      solvers.push_back({{"name", s.name}, {"description", s.description}, {"rigid", s.rigid}, {"soft", s.soft},
+                         {"joints", s.joints}, {"gpu", s.gpu}, {"keys", s.keys}});
+    std::cout << nlohmann::json{{"version", b.version},
+                                {"solvers", solvers},
+                                {"integrators", b.integrators},
+                                {"stabilizations", b.stabilizations},
+                                {"shapes", b.shapes},
+                                {"cuda", {{"compiled", b.cuda_compiled}, {"devices", b.cuda_devices}, {"device", b.cuda_device_name}}}}
+                     .dump(2)
+              << "\n";
+    return 0;
+  }
+  std::printf("coulomb %s\n\nsolvers:\n", b.version.c_str());
+  for (const SolverInfo& s : solver_registry())
+    std::printf("  %-12s %s%s\n", s.name.c_str(), s.description.c_str(), s.soft ? " [rigid + soft]" : " [rigid]");
+  auto list = [](const char* title, const std::vector<std::string>& v) {
+    std::printf("%s:", title);
+    for (const std::string& s : v) std::printf(" %s", s.c_str());
+    std::printf("\n");
+  };
+  std::printf("\n");
+  list("integrators", b.integrators);
+  list("stabilization", b.stabilizations);
+  list("shapes", b.shapes);
+  if (!b.cuda_compiled) std::printf("cuda: not compiled in (CPU only)\n");
+  else if (b.cuda_devices == 0) std::printf("cuda: compiled in, no device available\n");
+  else std::printf("cuda: compiled in, %d device(s), first: %s\n", b.cuda_devices, b.cuda_device_name.c_str());
+  return 0;
+}
+
+}  // namespace coulomb::cli

@@ -1,0 +1,25 @@
+# Sourced by tools/run and tools/test: installs the Debian packages Coulomb needs, nothing when
+# all are present (apt-get; sudo when not root).
+COULOMB_PACKAGES=(cmake g++ make pkg-config libeigen3-dev libccd-dev libbullet-dev libtet1.5-dev
+  libspdlog-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libfclib-dev libtbb-dev libtinyobjloader-dev)
+
+coulomb_install_deps() {
+  local missing=()
+  for p in "${COULOMB_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "coulomb: installing missing packages: ${missing[*]}" >&2
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+}
+
+# Configures (once) and builds the Release tree in build/ with all cores.
+coulomb_build() {
+  local root="$1"
+  cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$root/build" -j "$(nproc)"
+}
