@@ -1,0 +1,702 @@
+// Scene loading and validation: JSON (../shared/SCENE_FORMAT.md) -> SceneDef.
+//
+// Why: a scene is the user's main input, so it must be strict to check. Each section has one
+// parse function that (1) reads every key through an ObjectReader (scene_reader.h), which checks
+// type and range and throws InputError at the value's JSON pointer, (2) calls finish() to reject
+// unknown keys, then (3) checks rules that span several keys. Names (materials, shapes, bodies)
+// are resolved to indices here, so the World never sees a string lookup. The first mistake
+// stops loading; nothing is simulated from a half-checked scene.
+#include <coulomb/error.h>
+#include <coulomb/mesh_io.h>
+#include <coulomb/scene.h>
+#include <coulomb/solver.h>
+
+#include "scene_reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <numbers>
+#include <random>
+#include <unordered_map>
+
+namespace coulomb {
+namespace {
+
+namespace fs = std::filesystem;
+using detail::as_array;
+using detail::as_int;
+using detail::as_int3;
+using detail::as_string;
+using detail::as_uint64;
+using detail::as_vec3;
+using detail::child_pointer;
+using detail::Json;
+using detail::ObjectReader;
+using detail::Range;
+
+constexpr const char* kFormat = "coulomb-scene/1";
+// SCENE_FORMAT.md names "prox-gs" as the default; it becomes the default once it is registered.
+constexpr const char* kDefaultSolver = "pgs";
+constexpr int kMaxBodies = 10'000'000;
+// random generator: consecutive rejected candidates before giving up on one body
+constexpr int kMaxPlacementTries = 10'000;
+
+constexpr std::array<std::string_view, 3> kIntegratorNames{"moreau", "implicit-euler", "semi-implicit"};
+constexpr std::array<std::string_view, 3> kStabilizationNames{"none", "post", "baumgarte"};
+constexpr std::array<std::string_view, 4> kMaterialModels{"linear", "corotational", "stvk", "neo-hookean"};
+// the first kShapeTypeCount entries are ShapeType in order; "mesh" is recognised but rejected
+constexpr std::array<std::string_view, 8> kShapeTypes{"sphere", "box",    "capsule",  "cylinder",
+                                                      "plane",  "convex", "compound", "mesh"};
+constexpr int kMeshShape = 7;
+static_assert(kShapeTypeCount == 7 && int(ShapeType::Compound) == 6);
+constexpr std::array<std::string_view, 2> kGeneratorTypes{"grid", "random"};
+enum GeneratorType { kGrid = 0, kRandom = 1 };
+
+// index of `name` in `names`, else an error at `pointer` with a did-you-mean hint
+int lookup(const std::string& name, const std::vector<std::string>& names, const std::string& pointer,
+           std::string_view what, std::string_view what_plural) {
+  auto it = std::find(names.begin(), names.end(), name);
+  if (it != names.end()) return int(it - names.begin());
+  throw InputError(pointer, "unknown " + std::string(what) + " '" + name + "'" +
+                                detail::name_hint(name, names, what_plural));
+}
+
+// a number as people write it: 0.01, 1e-06
+std::string show(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+std::string non_empty(const std::string& s, const std::string& pointer) {
+  if (s.empty()) throw InputError(pointer, "expected a non-empty name");
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// materials
+
+// `friction` (isotropic) or both `friction_s` and `friction_t` (anisotropic), as given
+struct FrictionKeys {
+  std::optional<double> iso, s, t;
+};
+
+FrictionKeys read_friction(ObjectReader& r) {
+  return {r.optional_number("friction", Range::non_negative()),
+          r.optional_number("friction_s", Range::non_negative()),
+          r.optional_number("friction_t", Range::non_negative())};
+}
+
+// overwrites (fs, ft) with what the keys say; leaves them alone when no key is given
+void resolve_friction(const FrictionKeys& k, const ObjectReader& r, double& fs, double& ft) {
+  if (k.iso && (k.s || k.t))
+    throw InputError(r.pointer_of(k.s ? "friction_s" : "friction_t"),
+                     "cannot be combined with 'friction'; give either 'friction' (isotropic) or both "
+                     "'friction_s' and 'friction_t' (anisotropic)");
+  if (k.s.has_value() != k.t.has_value())
+    throw InputError(r.pointer_of(k.s ? "friction_t" : "friction_s"),
+                     "missing: anisotropic friction needs both 'friction_s' and 'friction_t'");
+  if (k.iso) fs = ft = *k.iso;
+  if (k.s) {
+    fs = *k.s;
+    ft = *k.t;
+  }
+}
+
+MaterialDef parse_material(const std::string& name, const Json& j, const std::string& pointer) {
+  ObjectReader r(j, pointer);
+  MaterialDef m;
+  m.name = name;
+  m.density = r.number("density", m.density, Range::positive());
+  FrictionKeys friction = read_friction(r);
+  m.torsional_friction = r.number("torsional_friction", m.torsional_friction, Range::non_negative());
+  m.restitution = r.number("restitution", m.restitution, Range::closed(0.0, 1.0));
+  m.young = r.number("young", m.young, Range::positive());
+  m.poisson = r.number("poisson", m.poisson, Range::open(-1.0, 0.5));
+  m.model = std::string(kMaterialModels[std::size_t(r.choice("model", kMaterialModels, 1))]);
+  m.damping = r.number("damping", m.damping, Range::non_negative());
+  r.finish();
+  resolve_friction(friction, r, m.friction_s, m.friction_t);
+  return m;
+}
+
+// index 0 is always "default" (its values replaced when the scene defines "default"); the
+// others follow in key order
+void parse_materials(ObjectReader& top, SceneDef& scene) {
+  scene.materials.assign(1, MaterialDef{});
+  scene.materials[0].name = "default";
+  const Json* j = top.find("materials");
+  if (!j) return;
+  ObjectReader map(*j, "/materials");  // a map of names: every key is valid
+  for (const auto& item : j->items()) {
+    MaterialDef m = parse_material(item.key(), item.value(), map.pointer_of(item.key()));
+    if (item.key() == "default") scene.materials[0] = m;
+    else scene.materials.push_back(m);
+  }
+}
+
+std::vector<std::string> material_names(const SceneDef& scene) {
+  std::vector<std::string> names;
+  for (const MaterialDef& m : scene.materials) names.push_back(m.name);
+  return names;
+}
+
+// unspecified pair values fall back to the geometric mean of the two materials
+void parse_contact_materials(ObjectReader& top, SceneDef& scene) {
+  const Json* j = top.find("contact_materials");
+  if (!j) return;
+  as_array(*j, "/contact_materials");
+  const std::vector<std::string> names = material_names(scene);
+  std::map<std::pair<int, int>, std::string> seen;  // pair -> pointer of its entry
+  for (std::size_t k = 0; k < j->size(); ++k) {
+    ObjectReader r((*j)[k], child_pointer("/contact_materials", k));
+    int a = lookup(r.required_string("a"), names, r.pointer_of("a"), "material", "materials");
+    int b = lookup(r.required_string("b"), names, r.pointer_of("b"), "material", "materials");
+    const MaterialDef& ma = scene.materials[std::size_t(a)];
+    const MaterialDef& mb = scene.materials[std::size_t(b)];
+    ContactMaterialDef c;
+    c.a = std::min(a, b);
+    c.b = std::max(a, b);
+    c.friction_s = std::sqrt(ma.friction_s * mb.friction_s);
+    c.friction_t = std::sqrt(ma.friction_t * mb.friction_t);
+    FrictionKeys friction = read_friction(r);
+    c.torsional_friction = r.number("torsional_friction", std::sqrt(ma.torsional_friction * mb.torsional_friction),
+                                    Range::non_negative());
+    c.restitution = r.number("restitution", std::sqrt(ma.restitution * mb.restitution), Range::closed(0.0, 1.0));
+    r.finish();
+    resolve_friction(friction, r, c.friction_s, c.friction_t);
+    auto [it, fresh] = seen.emplace(std::make_pair(c.a, c.b), r.pointer());
+    if (!fresh)
+      throw InputError(r.pointer(), "the pair ('" + ma.name + "', '" + mb.name + "') is already given at " + it->second);
+    scene.contact_materials.push_back(c);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// shapes
+
+fs::path resolve_path(const fs::path& base_dir, const std::string& file) {
+  fs::path p(file);
+  return p.is_relative() ? base_dir / p : p;
+}
+
+void parse_convex(ObjectReader& r, Shape& s, const fs::path& base_dir) {
+  const Json* vertices = r.find("vertices");
+  const Json* file = r.find("file");
+  r.finish();
+  if (vertices && file) throw InputError(r.pointer_of("file"), "give either 'vertices' or 'file', not both");
+  std::vector<Vec3> points;
+  if (vertices) {
+    as_array(*vertices, r.pointer_of("vertices"));
+    for (std::size_t i = 0; i < vertices->size(); ++i)
+      points.push_back(as_vec3((*vertices)[i], child_pointer(r.pointer_of("vertices"), i)));
+  } else if (file) {
+    const std::string& name = non_empty(as_string(*file, r.pointer_of("file")), r.pointer_of("file"));
+    points = read_obj(resolve_path(base_dir, name), r.pointer_of("file")).vertices;
+  } else {
+    throw InputError(r.pointer(), "a convex shape needs 'vertices' (an array of points) or 'file' (an OBJ file)");
+  }
+  try {
+    s.hull = make_convex_hull(points);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(r.pointer(), std::string("cannot build a convex hull from these points: ") + e.what());
+  }
+}
+
+void parse_compound(ObjectReader& r, Shape& s, const std::vector<std::string>& shape_names) {
+  const std::string list = r.pointer_of("children");
+  const Json& children = as_array(r.require("children"), list);
+  r.finish();
+  if (children.empty()) throw InputError(list, "a compound needs at least one child");
+  for (std::size_t k = 0; k < children.size(); ++k) {
+    ObjectReader c(children[k], child_pointer(list, k));
+    CompoundChild child;
+    child.shape = lookup(c.required_string("shape"), shape_names, c.pointer_of("shape"), "shape", "shapes");
+    child.pose.p = c.vec3("position", Vec3::Zero());
+    child.pose.q = c.quat("orientation", Quat::Identity());
+    c.finish();
+    s.children.push_back(child);
+  }
+}
+
+Shape parse_shape(const std::string& name, const Json& j, const std::string& pointer,
+                  const std::vector<std::string>& shape_names, const fs::path& base_dir) {
+  ObjectReader r(j, pointer);
+  Shape s;
+  s.name = name;
+  int type = r.required_choice("type", kShapeTypes);
+  if (type == kMeshShape)
+    throw InputError(r.pointer_of("type"),
+                     "shape type \"mesh\" (non-convex triangle mesh) is not supported yet; use \"convex\" "
+                     "with the same \"file\" for its convex hull");
+  s.type = ShapeType(type);
+  switch (s.type) {
+    case ShapeType::Sphere:
+      s.radius = r.required_number("radius", Range::positive());
+      break;
+    case ShapeType::Box:
+      s.half_extents = r.required_vec3("half_extents", Range::positive());
+      s.hull = box_hull(s.half_extents);
+      break;
+    case ShapeType::Capsule:
+    case ShapeType::Cylinder:
+      s.radius = r.required_number("radius", Range::positive());
+      s.half_height = r.required_number("half_height", Range::positive());
+      break;
+    case ShapeType::Plane:
+      s.normal = r.required_vec3("normal");
+      s.offset = r.number("offset", 0.0);
+      if (s.normal.cwiseAbs().maxCoeff() == 0.0) throw InputError(r.pointer_of("normal"), "the normal must not be zero");
+      s.normal = (s.normal / s.normal.cwiseAbs().maxCoeff()).normalized();
+      break;
+    case ShapeType::Convex:
+      parse_convex(r, s, base_dir);
+      break;
+    case ShapeType::Compound:
+      parse_compound(r, s, shape_names);
+      break;
+  }
+  r.finish();
+  return s;
+}
+
+std::string child_shape_pointer(const SceneDef& scene, int shape, std::size_t child) {
+  std::string p = child_pointer(child_pointer("/shapes", scene.shape_names[std::size_t(shape)]), "children");
+  return child_pointer(child_pointer(p, child), "shape");
+}
+
+// compounds must not contain planes, and their references must form no cycle
+void check_compounds(const SceneDef& scene) {
+  const std::vector<Shape>& shapes = scene.shapes.shapes;
+  enum Mark { kUnseen, kOnPath, kDone };
+  std::vector<Mark> mark(shapes.size(), kUnseen);
+  std::vector<int> path;
+  std::function<void(int)> visit = [&](int s) {
+    mark[std::size_t(s)] = kOnPath;
+    path.push_back(s);
+    const std::vector<CompoundChild>& children = shapes[std::size_t(s)].children;
+    for (std::size_t k = 0; k < children.size(); ++k) {
+      int c = children[k].shape;
+      if (shapes[std::size_t(c)].type == ShapeType::Plane)
+        throw InputError(child_shape_pointer(scene, s, k), "a plane cannot be part of a compound");
+      if (mark[std::size_t(c)] == kOnPath) {
+        std::string cycle;
+        for (auto it = std::find(path.begin(), path.end(), c); it != path.end(); ++it)
+          cycle += scene.shape_names[std::size_t(*it)] + " -> ";
+        throw InputError(child_shape_pointer(scene, s, k),
+                         "compound shapes form a cycle: " + cycle + scene.shape_names[std::size_t(c)]);
+      }
+      if (mark[std::size_t(c)] == kUnseen) visit(c);
+    }
+    path.pop_back();
+    mark[std::size_t(s)] = kDone;
+  };
+  for (std::size_t s = 0; s < shapes.size(); ++s)
+    if (mark[s] == kUnseen) visit(int(s));
+}
+
+// shapes are numbered in key order before any is read, so compounds may refer to any of them
+void parse_shapes(ObjectReader& top, SceneDef& scene, const fs::path& base_dir) {
+  const Json* j = top.find("shapes");
+  if (!j) return;
+  ObjectReader map(*j, "/shapes");  // a map of names: every key is valid
+  for (const auto& item : j->items()) scene.shape_names.push_back(item.key());
+  for (const auto& item : j->items())
+    scene.shapes.add(parse_shape(item.key(), item.value(), map.pointer_of(item.key()), scene.shape_names, base_dir));
+  check_compounds(scene);
+}
+
+// ---------------------------------------------------------------------------------------------
+// bodies and generators
+
+// body names in use -> the pointer of the entry that introduced them
+using NameTable = std::unordered_map<std::string, std::string>;
+
+void check_dynamic_shape(const SceneDef& scene, const BodyDef& b, const std::string& pointer) {
+  if (!b.fixed && scene.shapes[b.shape].type == ShapeType::Plane)
+    throw InputError(pointer, "plane shape '" + scene.shape_names[std::size_t(b.shape)] +
+                                  "' can only be used by a fixed body (\"fixed\": true)");
+}
+
+void parse_bodies(ObjectReader& top, SceneDef& scene, NameTable& names) {
+  const Json* j = top.find("bodies");
+  if (!j) return;
+  as_array(*j, "/bodies");
+  const std::vector<std::string> materials = material_names(scene);
+  for (std::size_t k = 0; k < j->size(); ++k) {
+    ObjectReader r((*j)[k], child_pointer("/bodies", k));
+    BodyDef b;
+    b.name = non_empty(r.required_string("name"), r.pointer_of("name"));
+    b.shape = lookup(r.required_string("shape"), scene.shape_names, r.pointer_of("shape"), "shape", "shapes");
+    b.material = lookup(r.string("material", "default"), materials, r.pointer_of("material"), "material", "materials");
+    b.position = r.vec3("position", b.position);
+    b.orientation = r.quat("orientation", b.orientation);
+    b.velocity = r.vec3("velocity", b.velocity);
+    b.angular_velocity = r.vec3("angular_velocity", b.angular_velocity);
+    b.fixed = r.boolean("fixed", b.fixed);
+    b.mass = r.optional_number("mass", Range::positive());
+    if (const Json* inertia = r.find("inertia")) b.inertia = as_vec3(*inertia, r.pointer_of("inertia"), Range::positive());
+    r.finish();
+    check_dynamic_shape(scene, b, r.pointer_of("shape"));
+    auto [it, fresh] = names.emplace(b.name, r.pointer());
+    if (!fresh) throw InputError(r.pointer_of("name"), "duplicate body name '" + b.name + "' (also used by " + it->second + ")");
+    scene.bodies.push_back(std::move(b));
+  }
+}
+
+// uniform double in [0, 1) from the top 53 bits of one raw output: the same on every standard
+// library, unlike std::uniform_real_distribution
+double unit_double(std::mt19937_64& rng) { return double(rng() >> 11) * 0x1.0p-53; }
+
+// uniformly distributed rotation: K. Shoemake, "Uniform random rotations", Graphics Gems III (1992)
+Quat random_rotation(std::mt19937_64& rng) {
+  double u1 = unit_double(rng), u2 = unit_double(rng), u3 = unit_double(rng);
+  double a = std::sqrt(1.0 - u1), b = std::sqrt(u1);
+  double t2 = 2.0 * std::numbers::pi * u2, t3 = 2.0 * std::numbers::pi * u3;
+  return Quat(b * std::cos(t3), a * std::sin(t2), a * std::cos(t2), b * std::sin(t3));
+}
+
+std::vector<Pose> grid_poses(const std::array<int, 3>& n, const Vec3& origin, const Vec3& spacing,
+                             const Vec3& odd_row_offset) {
+  std::vector<Pose> poses;
+  for (int k = 0; k < n[2]; ++k)
+    for (int j = 0; j < n[1]; ++j)
+      for (int i = 0; i < n[0]; ++i) {
+        Pose p;
+        p.p = origin + Vec3(i * spacing.x(), j * spacing.y(), k * spacing.z());
+        if (k % 2 == 1) p.p += odd_row_offset;
+        poses.push_back(p);
+      }
+  return poses;
+}
+
+struct RandomParams {
+  int count = 0;
+  Vec3 lo, hi;
+  std::uint64_t seed = 0;
+  bool random_orientation = false;
+  double min_separation = 0.0;
+};
+
+// Rejection sampling: each candidate centre is drawn (x, y, z) and kept when it lies at least
+// min_separation from every centre placed before by this generator; then, if asked, its rotation
+// is drawn. A hash grid with cells no smaller than min_separation limits each test to 27 cells.
+std::vector<Pose> random_poses(const RandomParams& q, const std::string& separation_pointer) {
+  std::mt19937_64 rng(q.seed);
+  const Vec3 extent = q.hi - q.lo;
+  const double cell = std::max(q.min_separation, extent.maxCoeff() * 1e-6);
+  using Cell = std::array<std::int64_t, 3>;
+  struct CellHash {
+    std::size_t operator()(const Cell& c) const {
+      return std::hash<std::int64_t>()(c[0] * 73856093 ^ c[1] * 19349663 ^ c[2] * 83492791);
+    }
+  };
+  std::unordered_map<Cell, std::vector<int>, CellHash> grid;
+  auto cell_of = [&](const Vec3& p) {
+    Vec3 c = ((p - q.lo) / cell).array().floor();
+    return Cell{std::int64_t(c.x()), std::int64_t(c.y()), std::int64_t(c.z())};
+  };
+  std::vector<Pose> poses;
+  auto far_enough = [&](const Vec3& p) {
+    Cell c = cell_of(p);
+    for (std::int64_t dx = -1; dx <= 1; ++dx)
+      for (std::int64_t dy = -1; dy <= 1; ++dy)
+        for (std::int64_t dz = -1; dz <= 1; ++dz) {
+          auto it = grid.find(Cell{c[0] + dx, c[1] + dy, c[2] + dz});
+          if (it == grid.end()) continue;
+          for (int other : it->second)
+            if ((poses[std::size_t(other)].p - p).norm() < q.min_separation) return false;
+        }
+    return true;
+  };
+  for (int i = 0; i < q.count; ++i) {
+    Pose pose;
+    int tries = 0;
+    for (;;) {
+      for (int d = 0; d < 3; ++d) pose.p[d] = q.lo[d] + unit_double(rng) * extent[d];
+      if (q.min_separation == 0.0 || far_enough(pose.p)) break;
+      if (++tries == kMaxPlacementTries)
+        throw InputError(separation_pointer,
+                         "could not place body " + std::to_string(i + 1) + " of " + std::to_string(q.count) +
+                             " at least " + show(q.min_separation) + " from the others after " +
+                             std::to_string(kMaxPlacementTries) +
+                             " tries; enlarge the box or lower 'count' or 'min_separation'");
+    }
+    if (q.random_orientation) pose.q = random_rotation(rng);
+    if (q.min_separation > 0.0) grid[cell_of(pose.p)].push_back(i);
+    poses.push_back(pose);
+  }
+  return poses;
+}
+
+void parse_generator(const Json& j, const std::string& pointer, SceneDef& scene, NameTable& names) {
+  ObjectReader r(j, pointer);
+  GeneratorType type = GeneratorType(r.required_choice("type", kGeneratorTypes));
+  std::string prefix = non_empty(r.required_string("prefix"), r.pointer_of("prefix"));
+  BodyDef proto;
+  proto.shape = lookup(r.required_string("shape"), scene.shape_names, r.pointer_of("shape"), "shape", "shapes");
+  proto.material = lookup(r.string("material", "default"), material_names(scene), r.pointer_of("material"),
+                          "material", "materials");
+  check_dynamic_shape(scene, proto, r.pointer_of("shape"));
+
+  const std::int64_t room = kMaxBodies - std::int64_t(scene.bodies.size());
+  const std::string too_many = "too many bodies (at most " + std::to_string(kMaxBodies) + " in a scene)";
+  std::vector<Pose> poses;
+  if (type == kGrid) {
+    std::array<int, 3> n = as_int3(r.require("count"), r.pointer_of("count"), 1);
+    Vec3 origin = r.vec3("origin", Vec3::Zero());
+    Vec3 spacing = r.required_vec3("spacing", Range::positive());
+    Vec3 odd_row_offset = r.vec3("odd_row_offset", Vec3::Zero());
+    r.finish();
+    if (std::int64_t(n[0]) * n[1] * n[2] > room) throw InputError(r.pointer_of("count"), too_many);
+    poses = grid_poses(n, origin, spacing, odd_row_offset);
+  } else {
+    RandomParams q;
+    q.count = as_int(r.require("count"), r.pointer_of("count"), 1);
+    q.lo = r.required_vec3("box_min");
+    q.hi = r.required_vec3("box_max");
+    if (const Json* seed = r.find("seed")) q.seed = as_uint64(*seed, r.pointer_of("seed"));
+    q.random_orientation = r.boolean("random_orientation", false);
+    q.min_separation = r.number("min_separation", 0.0, Range::non_negative());
+    r.finish();
+    if (q.count > room) throw InputError(r.pointer_of("count"), too_many);
+    if (!(q.lo.array() < q.hi.array()).all())
+      throw InputError(r.pointer_of("box_max"), "expected box_max > box_min in every component");
+    poses = random_poses(q, r.pointer_of("min_separation"));
+  }
+
+  // PREFIX_I in x-fastest, then y, then z order (the order of `poses`)
+  for (std::size_t i = 0; i < poses.size(); ++i) {
+    BodyDef b = proto;
+    b.name = prefix + "_" + std::to_string(i);
+    b.position = poses[i].p;
+    b.orientation = poses[i].q;
+    auto [it, fresh] = names.emplace(b.name, r.pointer());
+    if (!fresh)
+      throw InputError(r.pointer_of("prefix"), "generated body name '" + b.name + "' is already used by " + it->second);
+    scene.bodies.push_back(std::move(b));
+  }
+}
+
+void parse_generators(ObjectReader& top, SceneDef& scene, NameTable& names) {
+  const Json* j = top.find("generators");
+  if (!j) return;
+  as_array(*j, "/generators");
+  for (std::size_t k = 0; k < j->size(); ++k) parse_generator((*j)[k], child_pointer("/generators", k), scene, names);
+}
+
+// ---------------------------------------------------------------------------------------------
+// simulation settings
+
+void parse_time(ObjectReader& top, SceneDef& scene) {
+  ObjectReader r(top.require("time"), "/time");
+  scene.dt = r.required_number("dt", Range::positive());
+  std::optional<double> duration = r.optional_number("duration", Range::positive());
+  std::optional<int> steps = r.optional_integer("steps", 1);
+  r.finish();
+  if (duration && steps) throw InputError(r.pointer(), "give either 'duration' or 'steps', not both");
+  if (!duration && !steps) throw InputError(r.pointer(), "missing 'duration' (unit: s) or 'steps'");
+  if (steps) {
+    scene.steps = *steps;
+    return;
+  }
+  double n = std::round(*duration / scene.dt);
+  if (n < 1.0) throw InputError(r.pointer_of("duration"), "shorter than half a time step (dt = " + show(scene.dt) + " s)");
+  if (n > double(INT_MAX)) throw InputError(r.pointer_of("duration"), "too many steps for this dt");
+  scene.steps = int(n);
+}
+
+// the type picks the registered solver, which then validates its own keys
+void parse_solver(ObjectReader& top, SceneDef& scene) {
+  Json solver = Json::object();
+  if (const Json* j = top.find("solver")) {
+    ObjectReader(*j, "/solver");  // only checks that it is an object
+    solver = *j;
+  }
+  if (!solver.contains("type")) solver["type"] = kDefaultSolver;
+  const std::string type = as_string(solver["type"], "/solver/type");
+  const SolverInfo* info = find_solver(type);
+  if (!info) throw InputError("/solver/type", "unknown solver \"" + type + "\" (available: " + solver_names() + ")");
+  scene.solver = type;
+  scene.solver_options = parse_solver_options(*info, solver, "/solver");
+}
+
+void parse_stabilization(ObjectReader& top, SceneDef& scene) {
+  const Json* j = top.find("stabilization");
+  if (!j) return;
+  ObjectReader r(*j, "/stabilization");
+  scene.stabilization = StabilizationType(r.required_choice("type", kStabilizationNames));
+  if (scene.stabilization == StabilizationType::Baumgarte)
+    scene.baumgarte_beta = r.number("beta", scene.baumgarte_beta, Range::left_open(0.0, 1.0));
+  else if (j->contains("beta"))
+    throw InputError(r.pointer_of("beta"), "'beta' is only used by \"baumgarte\" stabilization");
+  r.finish();
+}
+
+void parse_collision(ObjectReader& top, SceneDef& scene) {
+  const Json* j = top.find("collision");
+  if (!j) return;
+  ObjectReader r(*j, "/collision");
+  scene.envelope = r.number("envelope", scene.envelope, Range::non_negative());
+  scene.margin = r.number("margin", scene.margin, Range::non_negative());
+  scene.ccd = r.boolean("ccd", scene.ccd);
+  r.finish();
+}
+
+void parse_output(ObjectReader& top, SceneDef& scene) {
+  const Json* j = top.find("output");
+  if (!j) return;
+  ObjectReader r(*j, "/output");
+  scene.output_every = r.integer("every", scene.output_every, 1);
+  r.finish();
+}
+
+// sections the format defines but the engine cannot simulate yet: only empty arrays pass
+void reject_unsupported(ObjectReader& top, std::string_view key, std::string_view what) {
+  const Json* j = top.find(key);
+  if (!j) return;
+  as_array(*j, top.pointer_of(key));
+  if (!j->empty()) throw InputError(top.pointer_of(key), std::string(what) + " are not supported yet");
+}
+
+}  // namespace
+
+const char* integrator_name(IntegratorType t) {
+  switch (t) {
+    case IntegratorType::Moreau: return "moreau";
+    case IntegratorType::ImplicitEuler: return "implicit-euler";
+    case IntegratorType::SemiImplicit: return "semi-implicit";
+  }
+  return "unknown";
+}
+
+SceneDef parse_scene(const nlohmann::json& doc, const std::filesystem::path& base_dir) {
+  ObjectReader top(doc, "");
+  SceneDef scene;
+  scene.base_dir = base_dir;
+
+  const std::string format = as_string(top.require("format"), "/format");
+  if (format != kFormat)
+    throw InputError("/format", "unsupported format \"" + format + "\", expected \"" + kFormat + "\"");
+  scene.name = top.string("name", "");
+  scene.description = top.string("description", "");
+  scene.gravity = top.vec3("gravity", scene.gravity);
+
+  // how to step
+  parse_time(top, scene);
+  scene.integrator = IntegratorType(top.choice("integrator", kIntegratorNames, 0));
+  parse_solver(top, scene);
+  parse_stabilization(top, scene);
+  parse_collision(top, scene);
+  parse_output(top, scene);
+
+  // what to simulate: each section refers only to the ones before it
+  parse_materials(top, scene);
+  parse_contact_materials(top, scene);
+  parse_shapes(top, scene, base_dir);
+  NameTable names;
+  parse_bodies(top, scene, names);
+  parse_generators(top, scene, names);
+  reject_unsupported(top, "soft_bodies", "soft bodies");
+  reject_unsupported(top, "joints", "joints");
+
+  top.finish();
+  return scene;
+}
+
+void apply_override(nlohmann::json& doc, const std::string& assignment) {
+  const std::size_t eq = assignment.find('=');
+  if (eq == std::string::npos)
+    throw InputError("--set", "expected POINTER=VALUE (e.g. /solver/max_iterations=50), got \"" + assignment + "\"");
+  const std::string pointer = assignment.substr(0, eq);
+  const std::string text = assignment.substr(eq + 1);
+  if (pointer.empty() || pointer[0] != '/')
+    throw InputError(pointer, "not a JSON pointer: it must start with '/' (e.g. /time/steps)");
+
+  // split into reference tokens and unescape them (RFC 6901: ~1 is '/', ~0 is '~')
+  std::vector<std::string> tokens;
+  for (std::size_t start = 1;;) {
+    const std::size_t slash = pointer.find('/', start);
+    const std::string raw = pointer.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    std::string token;
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+      if (raw[i] != '~') {
+        token += raw[i];
+        continue;
+      }
+      if (i + 1 == raw.size() || (raw[i + 1] != '0' && raw[i + 1] != '1'))
+        throw InputError(pointer, "not a JSON pointer: '~' must be followed by 0 or 1");
+      token += raw[++i] == '0' ? '~' : '/';
+    }
+    tokens.push_back(token);
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+
+  // VALUE is JSON when it parses as JSON, else a plain string (so --set /solver/type=pgs works)
+  Json value = Json::parse(text, nullptr, false);
+  if (value.is_discarded()) value = text;
+
+  // walk down, creating missing object members
+  Json* node = &doc;
+  std::string walked;
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    const std::string& tok = tokens[t];
+    const bool last = t + 1 == tokens.size();
+    if (node->is_object()) {
+      if (last) {
+        (*node)[tok] = std::move(value);
+        return;
+      }
+      auto it = node->find(tok);
+      if (it == node->end()) it = node->emplace(tok, Json::object()).first;
+      node = &*it;
+    } else if (node->is_array()) {
+      if (last && tok == "-") {
+        node->push_back(std::move(value));
+        return;
+      }
+      bool digits = !tok.empty() && std::all_of(tok.begin(), tok.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (!digits || (tok.size() > 1 && tok[0] == '0') || tok.size() > 9)
+        throw InputError(pointer, "'" + tok + "' is not an index into the array at " + (walked.empty() ? "/" : walked));
+      std::size_t index = std::stoul(tok);
+      if (index >= node->size())
+        throw InputError(pointer, "index " + tok + " is out of range: the array at " + walked + " has " +
+                                      std::to_string(node->size()) + " elements");
+      if (last) {
+        (*node)[index] = std::move(value);
+        return;
+      }
+      node = &(*node)[index];
+    } else {
+      throw InputError(pointer, "cannot go through " + (walked.empty() ? std::string("the document") : walked) +
+                                    ": it is " + std::string(node->type_name()) + ", not an object or array");
+    }
+    walked = child_pointer(walked, tok);
+  }
+}
+
+SceneDef load_scene(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
+  const std::string shown = "'" + file.string() + "'";
+  std::error_code ec;
+  auto status = fs::status(file, ec);
+  if (ec || !fs::exists(status)) throw InputError("", "scene file not found: " + shown);
+  if (fs::is_directory(status)) throw InputError("", shown + " is a folder, not a scene file");
+  std::ifstream in(file, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) throw InputError("", "cannot read scene file " + shown);
+
+  Json doc = detail::parse_json_text(text, shown);
+  for (const std::string& o : overrides) apply_override(doc, o);
+  fs::path folder = fs::absolute(file, ec).parent_path();
+  if (ec) folder = file.parent_path();
+  return parse_scene(doc, folder);
+}
+
+}  // namespace coulomb

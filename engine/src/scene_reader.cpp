@@ -1,0 +1,374 @@
+// Checked reading of JSON input; see scene_reader.h.
+#include "scene_reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+namespace coulomb::detail {
+namespace {
+
+std::string format_number(double x) {
+  std::ostringstream os;
+  os << x;
+  return os.str();
+}
+
+// a value as it appears in the input, shortened for messages
+std::string short_dump(const Json& j) {
+  std::string s = j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (s.size() > 48) s = s.substr(0, 45) + "...";
+  return s;
+}
+
+[[noreturn]] void fail(const std::string& pointer, const std::string& expected, const Json& got) {
+  throw InputError(pointer, "expected " + expected + ", got " + short_dump(got));
+}
+
+// optimal string alignment distance: Levenshtein plus transposition of adjacent letters
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+std::string describe_int(int min, int max) {
+  if (min == INT_MIN && max == INT_MAX) return "an integer";
+  if (max == INT_MAX) return "an integer >= " + std::to_string(min);
+  if (min == INT_MIN) return "an integer <= " + std::to_string(max);
+  return "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+}
+
+}  // namespace
+
+std::string child_pointer(const std::string& parent, std::string_view key) {
+  std::string out = parent + "/";
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+std::string child_pointer(const std::string& parent, std::size_t index) {
+  return parent + "/" + std::to_string(index);
+}
+
+std::string closest_name(std::string_view name, const std::vector<std::string>& known) {
+  std::string best;
+  std::size_t best_d = std::string::npos;
+  for (const std::string& k : known) {
+    std::size_t d = edit_distance(name, k);
+    // a small distance relative to the candidate's length, and never a full replacement
+    std::size_t allowed = std::min<std::size_t>(2, std::max<std::size_t>(1, k.size() / 3));
+    if (d > 0 && d <= allowed && d < k.size() && d < best_d) {
+      best = k;
+      best_d = d;
+    }
+  }
+  return best;
+}
+
+std::string name_hint(std::string_view name, const std::vector<std::string>& known, std::string_view what) {
+  if (known.empty()) return " (no " + std::string(what) + " defined)";
+  std::string close = closest_name(name, known);
+  if (!close.empty()) return " (did you mean '" + close + "'?)";
+  return " (known " + std::string(what) + ": " + join(known) + ")";
+}
+
+// ---- Range ----
+
+bool Range::unbounded() const { return std::isinf(lo) && std::isinf(hi); }
+
+bool Range::contains(double x) const {
+  bool above = lo_open ? x > lo : x >= lo;
+  bool below = hi_open ? x < hi : x <= hi;
+  return above && below;
+}
+
+std::string Range::describe() const {
+  if (unbounded()) return "";
+  if (std::isinf(hi)) return (lo_open ? "> " : ">= ") + format_number(lo);
+  if (std::isinf(lo)) return (hi_open ? "< " : "<= ") + format_number(hi);
+  return std::string("in ") + (lo_open ? "(" : "[") + format_number(lo) + ", " + format_number(hi) +
+         (hi_open ? ")" : "]");
+}
+
+// ---- single values ----
+
+double as_number(const Json& j, const std::string& pointer, Range range) {
+  std::string expected = range.unbounded() ? "a number" : "a number " + range.describe();
+  if (!j.is_number()) fail(pointer, expected, j);
+  double x = j.get<double>();
+  if (!std::isfinite(x)) fail(pointer, "a finite number", j);
+  if (!range.contains(x)) fail(pointer, expected, j);
+  return x;
+}
+
+int as_int(const Json& j, const std::string& pointer, int min, int max) {
+  if (j.is_number_unsigned()) {
+    std::uint64_t u = j.get<std::uint64_t>();
+    if (max >= 0 && u <= std::uint64_t(max) && std::int64_t(u) >= min) return int(u);
+  } else if (j.is_number_integer()) {
+    std::int64_t v = j.get<std::int64_t>();
+    if (v >= min && v <= max) return int(v);
+  } else if (j.is_number_float()) {
+    // 500.0 is accepted as 500; 2.5 is not an integer
+    double x = j.get<double>();
+    if (std::isfinite(x) && std::floor(x) == x && x >= min && x <= max) return int(x);
+  }
+  fail(pointer, describe_int(min, max), j);
+}
+
+std::uint64_t as_uint64(const Json& j, const std::string& pointer) {
+  if (!j.is_number_unsigned()) fail(pointer, "a non-negative integer", j);
+  return j.get<std::uint64_t>();
+}
+
+bool as_bool(const Json& j, const std::string& pointer) {
+  if (!j.is_boolean()) fail(pointer, "true or false", j);
+  return j.get<bool>();
+}
+
+const std::string& as_string(const Json& j, const std::string& pointer) {
+  if (!j.is_string()) fail(pointer, "a string", j);
+  return j.get_ref<const std::string&>();
+}
+
+Vec3 as_vec3(const Json& j, const std::string& pointer, Range each) {
+  std::string expected = "an array of 3 numbers";
+  if (!each.unbounded()) expected += ", each " + each.describe();
+  if (!j.is_array() || j.size() != 3) fail(pointer, expected, j);
+  Vec3 v;
+  for (int i = 0; i < 3; ++i) {
+    const Json& x = j[std::size_t(i)];
+    if (!x.is_number() || !std::isfinite(x.get<double>()) || !each.contains(x.get<double>()))
+      fail(pointer, expected, j);
+    v[i] = x.get<double>();
+  }
+  return v;
+}
+
+std::array<int, 3> as_int3(const Json& j, const std::string& pointer, int min) {
+  std::string expected = "an array of 3 integers, each >= " + std::to_string(min);
+  if (!j.is_array() || j.size() != 3) fail(pointer, expected, j);
+  std::array<int, 3> out{};
+  for (std::size_t i = 0; i < 3; ++i) {
+    // same integers as as_int, reported for the whole array
+    try {
+      out[i] = as_int(j[i], pointer, min);
+    } catch (const InputError&) {
+      fail(pointer, expected, j);
+    }
+  }
+  return out;
+}
+
+Quat as_unit_quat(const Json& j, const std::string& pointer) {
+  const std::string expected = "an array of 4 numbers [w, x, y, z]";
+  if (!j.is_array() || j.size() != 4) fail(pointer, expected, j);
+  Vec4 c;
+  for (int i = 0; i < 4; ++i) {
+    const Json& x = j[std::size_t(i)];
+    if (!x.is_number() || !std::isfinite(x.get<double>())) fail(pointer, expected, j);
+    c[i] = x.get<double>();
+  }
+  // scale first so that huge components cannot overflow the norm
+  double m = c.cwiseAbs().maxCoeff();
+  if (m == 0.0) throw InputError(pointer, "a zero quaternion cannot be normalised; use [1, 0, 0, 0] for no rotation");
+  c /= m;
+  c.normalize();
+  return Quat(c[0], c[1], c[2], c[3]);
+}
+
+const Json& as_array(const Json& j, const std::string& pointer) {
+  if (!j.is_array()) fail(pointer, "an array", j);
+  return j;
+}
+
+int as_choice(const Json& j, const std::string& pointer, std::span<const std::string_view> names) {
+  std::vector<std::string> all(names.begin(), names.end());
+  std::string listed;
+  for (const std::string& n : all) listed += (listed.empty() ? "\"" : ", \"") + n + "\"";
+  if (!j.is_string()) fail(pointer, "one of " + listed, j);
+  const std::string& s = j.get_ref<const std::string&>();
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == s) return int(i);
+  std::string close = closest_name(s, all);
+  throw InputError(pointer, "unknown value \"" + s + "\", expected one of " + listed +
+                                (close.empty() ? "" : " (did you mean \"" + close + "\"?)"));
+}
+
+// ---- ObjectReader ----
+
+ObjectReader::ObjectReader(const Json& j, std::string pointer) : json_(j), pointer_(std::move(pointer)) {
+  if (!json_.is_object()) fail(pointer_, "an object", json_);
+}
+
+const Json* ObjectReader::find(std::string_view key) {
+  std::string k(key);
+  if (std::find(known_.begin(), known_.end(), k) == known_.end()) known_.push_back(k);
+  auto it = json_.find(k);
+  return it == json_.end() ? nullptr : &*it;
+}
+
+const Json& ObjectReader::require(std::string_view key) {
+  if (const Json* v = find(key)) return *v;
+  // a present key that no getter wants and that is close to the missing one is a likely typo
+  std::string message = "missing required key '" + std::string(key) + "'";
+  for (const auto& item : json_.items()) {
+    bool unknown = std::find(known_.begin(), known_.end(), item.key()) == known_.end();
+    if (unknown && !closest_name(item.key(), {std::string(key)}).empty()) {
+      message += " (is '" + item.key() + "' a typo?)";
+      break;
+    }
+  }
+  throw InputError(pointer_of(key), message);
+}
+
+double ObjectReader::number(std::string_view key, double fallback, Range range) {
+  return optional_number(key, range).value_or(fallback);
+}
+
+double ObjectReader::required_number(std::string_view key, Range range) {
+  return as_number(require(key), pointer_of(key), range);
+}
+
+std::optional<double> ObjectReader::optional_number(std::string_view key, Range range) {
+  const Json* v = find(key);
+  if (!v) return std::nullopt;
+  return as_number(*v, pointer_of(key), range);
+}
+
+int ObjectReader::integer(std::string_view key, int fallback, int min, int max) {
+  return optional_integer(key, min, max).value_or(fallback);
+}
+
+std::optional<int> ObjectReader::optional_integer(std::string_view key, int min, int max) {
+  const Json* v = find(key);
+  if (!v) return std::nullopt;
+  return as_int(*v, pointer_of(key), min, max);
+}
+
+bool ObjectReader::boolean(std::string_view key, bool fallback) {
+  const Json* v = find(key);
+  return v ? as_bool(*v, pointer_of(key)) : fallback;
+}
+
+std::string ObjectReader::string(std::string_view key, const std::string& fallback) {
+  const Json* v = find(key);
+  return v ? as_string(*v, pointer_of(key)) : fallback;
+}
+
+std::string ObjectReader::required_string(std::string_view key) {
+  return as_string(require(key), pointer_of(key));
+}
+
+Vec3 ObjectReader::vec3(std::string_view key, const Vec3& fallback, Range each) {
+  const Json* v = find(key);
+  return v ? as_vec3(*v, pointer_of(key), each) : fallback;
+}
+
+Vec3 ObjectReader::required_vec3(std::string_view key, Range each) {
+  return as_vec3(require(key), pointer_of(key), each);
+}
+
+Quat ObjectReader::quat(std::string_view key, const Quat& fallback) {
+  const Json* v = find(key);
+  return v ? as_unit_quat(*v, pointer_of(key)) : fallback;
+}
+
+int ObjectReader::choice(std::string_view key, std::span<const std::string_view> names, int fallback) {
+  const Json* v = find(key);
+  return v ? as_choice(*v, pointer_of(key), names) : fallback;
+}
+
+int ObjectReader::required_choice(std::string_view key, std::span<const std::string_view> names) {
+  return as_choice(require(key), pointer_of(key), names);
+}
+
+void ObjectReader::finish() const {
+  for (const auto& item : json_.items()) {
+    if (std::find(known_.begin(), known_.end(), item.key()) != known_.end()) continue;
+    throw InputError(pointer_of(item.key()), "unknown key '" + item.key() + "'" + name_hint(item.key(), known_, "keys"));
+  }
+}
+
+// ---- JSON text ----
+
+Json parse_json_text(const std::string& text, const std::string& source) {
+  // the open objects and arrays, to name the pointer of a repeated key
+  struct Frame {
+    bool array = false;
+    std::set<std::string> keys;
+    std::string key;         // object: the member being read
+    std::size_t index = 0;   // array: the element being read
+  };
+  std::vector<Frame> stack;
+  auto element_done = [&] {
+    if (!stack.empty() && stack.back().array) ++stack.back().index;
+  };
+  auto frame_pointer = [&](std::size_t depth) {
+    std::string p;
+    for (std::size_t i = 0; i < depth; ++i)
+      p = stack[i].array ? child_pointer(p, stack[i].index) : child_pointer(p, stack[i].key);
+    return p;
+  };
+  Json::parser_callback_t check = [&](int, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start: stack.push_back(Frame{}); break;
+      case Json::parse_event_t::array_start: stack.push_back(Frame{true, {}, {}, 0}); break;
+      case Json::parse_event_t::key: {
+        Frame& f = stack.back();
+        std::string key = parsed.get<std::string>();
+        if (!f.keys.insert(key).second)
+          throw InputError(child_pointer(frame_pointer(stack.size() - 1), key), "duplicate key '" + key + "'");
+        f.key = key;
+        break;
+      }
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        stack.pop_back();
+        element_done();
+        break;
+      case Json::parse_event_t::value: element_done(); break;
+    }
+    return true;
+  };
+
+  try {
+    return Json::parse(text, check);
+  } catch (const Json::parse_error& e) {
+    // nlohmann's what() is "[json.exception.parse_error.N] parse error at line L, column C: REASON"
+    std::string reason = e.what();
+    std::size_t at = reason.find("parse error");
+    std::size_t colon = at == std::string::npos ? std::string::npos : reason.find(": ", at);
+    if (colon != std::string::npos) reason = reason.substr(colon + 2);
+    // e.byte is the 1-based index of the last character read
+    std::size_t end = std::min(e.byte == 0 ? 0 : e.byte - 1, text.size());
+    std::size_t line = 1 + std::size_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(end), '\n'));
+    std::size_t line_start = text.rfind('\n', end == 0 ? 0 : end - 1);
+    std::size_t column = line_start == std::string::npos || end == 0 ? end + 1 : end - line_start;
+    throw InputError("", "invalid JSON in " + source + " at line " + std::to_string(line) + ", column " + std::to_string(column) +
+                             ": " + reason);
+  }
+}
+
+}  // namespace coulomb::detail
