@@ -1,0 +1,726 @@
+// Narrowphase: contact manifolds between two placed shapes.
+//
+// Why it is built this way:
+// - One literal 7x7 table of plain functions picks the algorithm for a pair of shape types
+//   (STYLE.md lesson 6, as MuJoCo's mjCOLLISIONFUNC and Box2D's s_registers). Each unordered
+//   pair appears once; the dispatcher calls the mirrored entry with swapped arguments and
+//   flips normals and features, so no pair function knows about symmetry.
+// - Closed forms where they are exact and short (balls, segments, planes). Box-box is
+//   Bullet's btBoxBoxDetector (the ODE detector by R. Smith). Every other convex pair gets its
+//   normal and depth from libccd's GJK+EPA and its manifold from the shapes' support features
+//   along that normal: the incident feature is clipped against the side planes of the
+//   reference face (Sutherland & Hodgman 1974, as in Box2D's b2ClipPolygons and Bullet's
+//   btPolyhedralContactClipping) and each clipped point is measured against the face plane.
+// - Points are kept while the surfaces are closer than `envelope` (negative depth), which is
+//   what lets a resting stack keep its contacts before the bodies touch.
+// - Every loop runs in index order and nothing is keyed by address: the same input gives
+//   the same points in the same order.
+#include <coulomb/narrowphase.h>
+
+#include <BulletCollision/CollisionDispatch/btBoxBoxDetector.h>
+#include <BulletCollision/CollisionShapes/btBoxShape.h>
+#include <ccd/ccd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <tuple>
+#include <utility>
+
+namespace coulomb {
+namespace {
+
+constexpr std::size_t kMaxManifold = 4;
+constexpr int kRimSamples = 16;  // cylinder caps are sampled as 16-gons
+constexpr double kPi = 3.14159265358979323846;
+// a feature within 3 degrees of the normal counts as flat (a face) or as a line (an edge)
+constexpr double kFeatureCos = 0.99862953475457383;  // cos(3 deg)
+constexpr double kFeatureSin = 0.05233595624294383;  // sin(3 deg)
+// a reference face must match the contact normal up to EPA round-off (4.5e-5 rad)
+constexpr double kReferenceCos = 1.0 - 1e-9;
+// never a polygon: asks support_feature for an edge or a vertex
+constexpr double kNoFace = 2.0;
+// compound child k's feature f is reported as (k + 1) * kChildStride + f
+constexpr int kChildStride = 1024;
+constexpr int kMaxCompoundDepth = 16;
+
+// A shape placed in the world; `index` is its slot in the library, `depth` its compound nesting.
+struct Placed { int index; const Shape& shape; Pose pose; int depth = 0; };
+
+using PairFn = void (*)(const ShapeLibrary&, const Placed&, const Placed&, double, std::vector<ContactPoint>&);
+void dispatch(const ShapeLibrary& lib, const Placed& a, const Placed& b, double envelope, std::vector<ContactPoint>& out);
+
+// touching (depth 0) always counts; a gap counts while it is smaller than the envelope
+bool keep(double depth, double envelope) { return depth >= 0.0 || depth > -envelope; }
+
+// turns points computed for (b, a) into points for (a, b)
+void flip(std::vector<ContactPoint>& pts, std::size_t from) {
+  for (std::size_t i = from; i < pts.size(); ++i) {
+    pts[i].normal = -pts[i].normal;
+    std::swap(pts[i].feature_a, pts[i].feature_b);
+  }
+}
+
+// ---- closed forms ----------------------------------------------------------------------------
+
+// world half-space n . x <= d of a plane shape
+struct Halfspace { Vec3 n; double d; };
+Halfspace world_halfspace(const Placed& p) {
+  const double len = p.shape.normal.norm();
+  const Vec3 n = p.pose.rotate(p.shape.normal / len);
+  return {n, p.shape.offset / len + n.dot(p.pose.p)};
+}
+
+struct Segment { Vec3 p, q; };
+Segment capsule_axis(const Placed& c) {
+  const Vec3 half = c.pose.rotate(Vec3(0.0, 0.0, c.shape.half_height));
+  return {c.pose.p - half, c.pose.p + half};
+}
+
+Vec3 closest_on_segment(const Vec3& x, const Segment& s, double* t_out = nullptr) {
+  const Vec3 d = s.q - s.p;
+  const double len2 = d.squaredNorm();
+  const double t = len2 > 0.0 ? std::clamp(d.dot(x - s.p) / len2, 0.0, 1.0) : 0.0;
+  if (t_out) *t_out = t;
+  return s.p + t * d;
+}
+
+// Parameters of the closest points of two segments: Ericson, Real-Time Collision Detection
+// (2005), s.5.1.9 ClosestPtSegmentSegment. Zero-length segments are points.
+void closest_segments(const Segment& a, const Segment& b, double& s, double& t) {
+  const Vec3 d1 = a.q - a.p, d2 = b.q - b.p, r = a.p - b.p;
+  const double aa = d1.squaredNorm(), e = d2.squaredNorm(), f = d2.dot(r);
+  s = t = 0.0;
+  if (aa <= 0.0 && e <= 0.0) return;
+  if (aa <= 0.0) { t = std::clamp(f / e, 0.0, 1.0); return; }
+  const double c = d1.dot(r);
+  if (e <= 0.0) { s = std::clamp(-c / aa, 0.0, 1.0); return; }
+  const double bb = d1.dot(d2), denom = aa * e - bb * bb;
+  s = denom > 0.0 ? std::clamp((bb * f - c * e) / denom, 0.0, 1.0) : 0.0;
+  t = (bb * s + f) / e;
+  if (t < 0.0) { t = 0.0; s = std::clamp(-c / aa, 0.0, 1.0); }
+  else if (t > 1.0) { t = 1.0; s = std::clamp((bb - c) / aa, 0.0, 1.0); }
+}
+
+// Point pairs (on a, on b) for two segments: the closest pair, and when the segments are nearly
+// parallel also the pairs at both ends of their overlap (a line contact needs two points).
+void segment_pairs(const Segment& a, const Segment& b, std::vector<std::pair<Vec3, Vec3>>& pairs) {
+  pairs.clear();
+  double s = 0.0, t = 0.0;
+  closest_segments(a, b, s, t);
+  const Vec3 da = a.q - a.p, db = b.q - b.p;
+  const double la2 = da.squaredNorm(), lb2 = db.squaredNorm();
+  bool closest_is_end = false;
+  if (la2 > 0.0 && lb2 > 0.0 && da.cross(db).squaredNorm() <= kFeatureSin * kFeatureSin * la2 * lb2) {
+    double s0 = da.dot(b.p - a.p) / la2, s1 = da.dot(b.q - a.p) / la2;
+    if (s0 > s1) std::swap(s0, s1);
+    s0 = std::max(s0, 0.0);
+    s1 = std::min(s1, 1.0);
+    if (s1 > s0) {
+      for (double u : {s0, s1}) {
+        const Vec3 x = a.p + u * da;
+        pairs.emplace_back(x, closest_on_segment(x, b));
+      }
+      closest_is_end = std::abs(s - s0) <= 1e-9 || std::abs(s - s1) <= 1e-9;
+    }
+  }
+  if (!closest_is_end) pairs.emplace_back(a.p + s * da, b.p + t * db);
+}
+
+// two balls: every round pair reduces to this
+void ball_ball(const Vec3& ca, double ra, const Vec3& cb, double rb, double envelope, int fa, int fb,
+               std::vector<ContactPoint>& out) {
+  const Vec3 d = cb - ca;
+  const double dist = d.norm();
+  const double depth = ra + rb - dist;
+  if (!keep(depth, envelope)) return;
+  // concentric balls have no preferred axis; pick a fixed one for determinism
+  const Vec3 n = dist > 0.0 ? Vec3(d / dist) : Vec3(Vec3::UnitZ());
+  out.push_back({0.5 * ((ca + ra * n) + (cb - rb * n)), n, depth, fa, fb});
+}
+
+// a ball against a half-space; the normal points into the solid side
+void ball_halfspace(const Vec3& c, double r, const Halfspace& h, double envelope, int fa,
+                    std::vector<ContactPoint>& out) {
+  const double height = h.n.dot(c) - h.d;  // of the centre above the plane
+  const double depth = r - height;
+  if (keep(depth, envelope)) out.push_back({c - 0.5 * (r + height) * h.n, -h.n, depth, fa, 0});
+}
+
+// the vertices of a polytope against a half-space (exact: the deepest points of a polytope are vertices)
+void vertices_halfspace(const std::vector<Vec3>& local, const Pose& pose, const Halfspace& h, double envelope,
+                        std::vector<ContactPoint>& out) {
+  for (std::size_t i = 0; i < local.size(); ++i) {
+    const Vec3 v = pose.apply(local[i]);
+    const double height = h.n.dot(v) - h.d;
+    if (keep(-height, envelope)) out.push_back({v - 0.5 * height * h.n, -h.n, -height, int(i), 0});
+  }
+}
+
+void sphere_sphere(const ShapeLibrary&, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
+  ball_ball(a.pose.p, a.shape.radius, b.pose.p, b.shape.radius, env, 0, 0, out);
+}
+
+void sphere_plane(const ShapeLibrary&, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
+  ball_halfspace(a.pose.p, a.shape.radius, world_halfspace(b), env, 0, out);
+}
+
+// box face id 2k + (s > 0) for the face whose outward normal is s e_k (same order as box_hull)
+int box_face(const Vec3& local_dir) {
+  int k = 0;
+  local_dir.cwiseAbs().maxCoeff(&k);
+  return 2 * k + (local_dir[k] > 0.0 ? 1 : 0);
+}
+
+// Closest box point to the centre (outside), or the nearest face (centre inside the box).
+void sphere_box(const ShapeLibrary&, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
+  const Vec3 c = b.pose.apply_inverse(a.pose.p);  // sphere centre in the box frame
+  const Vec3& h = b.shape.half_extents;
+  const double r = a.shape.radius;
+  Vec3 on_box = c.cwiseMax(-h).cwiseMin(h), n;  // n: box frame, from the sphere towards the box
+  double depth = r - (on_box - c).norm();
+  if (on_box != c) {
+    n = (on_box - c).normalized();
+  } else {
+    int k = 0;
+    double gap = std::numeric_limits<double>::infinity(), side = 1.0;
+    for (int i = 0; i < 3; ++i)
+      for (double s : {-1.0, 1.0})
+        if (h[i] - s * c[i] < gap) { gap = h[i] - s * c[i]; k = i; side = s; }
+    n = -side * Vec3::Unit(k);
+    on_box[k] = side * h[k];
+    depth = r + gap;
+  }
+  if (!keep(depth, env)) return;
+  const Vec3 on_sphere = c + r * n;
+  out.push_back({b.pose.apply(0.5 * (on_box + on_sphere)), b.pose.rotate(n), depth, 0, box_face(-n)});
+}
+
+void sphere_capsule(const ShapeLibrary&, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
+  double t = 0.0;
+  const Vec3 q = closest_on_segment(a.pose.p, capsule_axis(b), &t);
+  // capsule features: 0 side, 1 bottom cap (-z), 2 top cap (+z)
+  ball_ball(a.pose.p, a.shape.radius, q, b.shape.radius, env, 0, t <= 0.0 ? 1 : (t >= 1.0 ? 2 : 0), out);
+}
+
+void capsule_capsule(const ShapeLibrary&, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
+  std::vector<std::pair<Vec3, Vec3>> pairs;
+  segment_pairs(capsule_axis(a), capsule_axis(b), pairs);
+  for (const auto& [pa, pb] : pairs) ball_ball(pa, a.shape.radius, pb, b.shape.radius, env, 0, 0, out);
+}
+
+// the two end balls: a capsule lying on a plane gives two points
+void capsule_plane(const ShapeLibrary&, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
+  const Segment axis = capsule_axis(a);
+  const Halfspace h = world_halfspace(b);
+  ball_halfspace(axis.p, a.shape.radius, h, env, 1, out);
+  ball_halfspace(axis.q, a.shape.radius, h, env, 2, out);
+}
+
+void box_plane(const ShapeLibrary&, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
+  vertices_halfspace(box_hull(a.shape.half_extents).vertices, a.pose, world_halfspace(b), env, out);
+}
+
+void convex_plane(const ShapeLibrary&, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
+  vertices_halfspace(a.shape.hull.vertices, a.pose, world_halfspace(b), env, out);
+}
+
+// Rim samples of both caps, starting on each cap at its exact support point towards the plane
+// (sample 0). A standing cylinder gives the whole bottom rim at one depth, one lying on its
+// side gives the two sample-0 points; reduce_manifold then keeps at most 4 well-spread ones.
+void cylinder_plane(const ShapeLibrary&, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
+  const Halfspace h = world_halfspace(b);
+  const Vec3 w = a.pose.rotate(Vec3::UnitZ());
+  const Vec3 down = -h.n;
+  Vec3 e1 = down - down.dot(w) * w, e2;  // e1: towards the lowest rim point of each cap
+  if (e1.norm() > 1e-12) e1.normalize();
+  else tangent_basis(w, e1, e2);  // standing upright: any rim direction
+  e2 = w.cross(e1);
+  for (int cap = 0; cap < 2; ++cap) {
+    const Vec3 centre = a.pose.p + (cap ? 1.0 : -1.0) * a.shape.half_height * w;
+    for (int k = 0; k < kRimSamples; ++k) {
+      const double angle = 2.0 * kPi * k / kRimSamples;
+      const Vec3 x = centre + a.shape.radius * (std::cos(angle) * e1 + std::sin(angle) * e2);
+      const double height = h.n.dot(x) - h.d;
+      if (keep(-height, env)) out.push_back({x - 0.5 * height * h.n, down, -height, cap * kRimSamples + k, 0});
+    }
+  }
+}
+
+void plane_plane(const ShapeLibrary&, const Placed&, const Placed&, double, std::vector<ContactPoint>&) {}
+
+// ---- general convex pairs: libccd GJK+EPA for the axis, support features for the manifold ----
+
+// libccd object: a shape at a pose, optionally grown by a ball of radius `grow`
+// (first_dir: GJK's first search direction, read from a; zero: the line of centres)
+struct CcdBody { const Shape* shape; Pose pose; double grow; Vec3 first_dir = Vec3::Zero(); };
+
+Vec3 world_support(const CcdBody& body, const Vec3& d) {
+  Vec3 x = body.pose.apply(support(*body.shape, body.pose.q.conjugate() * d));
+  const double len = d.norm();
+  if (body.grow > 0.0 && len > 0.0) x += d * (body.grow / len);  // supports add under Minkowski sums
+  return x;
+}
+
+// exact overlap of the two bodies' projections on n: the depth a translation along n must undo
+double overlap(const CcdBody& a, const CcdBody& b, const Vec3& n) {
+  return (world_support(a, n) - world_support(b, -n)).dot(n);
+}
+
+void ccd_support(const void* obj, const ccd_vec3_t* dir, ccd_vec3_t* out) {
+  const Vec3 x = world_support(*static_cast<const CcdBody*>(obj), Vec3(dir->v[0], dir->v[1], dir->v[2]));
+  for (int k = 0; k < 3; ++k) out->v[k] = x[k];
+}
+
+void ccd_center(const void* obj, ccd_vec3_t* c) {
+  const Vec3& p = static_cast<const CcdBody*>(obj)->pose.p;
+  for (int k = 0; k < 3; ++k) c->v[k] = p[k];
+}
+
+// start GJK along the line of centres (or a given axis) instead of libccd's fixed +x
+void ccd_first_dir(const void* o1, const void* o2, ccd_vec3_t* dir) {
+  const auto& a = *static_cast<const CcdBody*>(o1);
+  Vec3 d = a.first_dir.squaredNorm() > 0.0 ? a.first_dir : Vec3(static_cast<const CcdBody*>(o2)->pose.p - a.pose.p);
+  if (d.squaredNorm() == 0.0) d = Vec3::UnitX();
+  for (int k = 0; k < 3; ++k) dir->v[k] = d[k];
+}
+
+// outward face normals in the world: candidate axes when EPA needs a second opinion
+void face_axes(const CcdBody& body, double sign, std::vector<Vec3>& axes) {
+  const Shape& s = *body.shape;
+  for (int k = (s.type == ShapeType::Box ? 0 : s.type == ShapeType::Cylinder ? 2 : 3); k < 3; ++k)
+    for (double side : {sign, -sign}) axes.push_back(side * body.pose.rotate(Vec3::Unit(k)));
+  if (s.type == ShapeType::Convex)
+    for (const Vec3& n : s.hull.face_normals) axes.push_back(sign * body.pose.rotate(n));
+}
+
+// contact axis n from a to b; depth < 0 is a separation
+struct Penetration { Vec3 n = Vec3::Zero(); double depth = 0.0; };
+
+ccd_t ccd_settings(double scale) {
+  ccd_t ccd;
+  CCD_INIT(&ccd);
+  ccd.support1 = ccd_support;
+  ccd.support2 = ccd_support;
+  ccd.center1 = ccd_center;
+  ccd.center2 = ccd_center;
+  ccd.first_dir = ccd_first_dir;
+  ccd.max_iterations = 256;
+  // libccd's EPA stops when |w| * (support gain) or a squared distance drops below this (m^2);
+  // its default (1e-4) lets shallow contacts stop far from the answer
+  ccd.epa_tolerance = 1e-14 * scale * scale;
+  ccd.mpr_tolerance = 1e-9 * scale;
+  return ccd;
+}
+
+Vec3 to_vec(const ccd_vec3_t& v) { return {v.v[0], v.v[1], v.v[2]}; }
+bool unit(const Vec3& n) { return n.allFinite() && std::abs(n.norm() - 1.0) < 1e-6; }
+
+// How much a GJK+EPA answer can be trusted.
+enum class Axis { None, Estimated, Certified };
+
+// One GJK+EPA run; None when libccd finds the bodies disjoint or touching (EPA depth below
+// `touching`: no defined axis). The EPA depth never exceeds the true one (its polytope lies
+// inside the Minkowski difference), so when the exact overlap along its axis matches it, the
+// axis is optimal and the answer Certified.
+Axis ccd_epa(const CcdBody& a, const CcdBody& b, const ccd_t& ccd, double touching, Penetration& pen) {
+  ccd_real_t depth = 0.0;
+  ccd_vec3_t dir, pos;
+  pen = {};
+  if (ccdGJKPenetration(&a, &b, &ccd, &depth, &dir, &pos) != 0 || !(depth > touching)) return Axis::None;
+  const Vec3 n = to_vec(dir);
+  if (!unit(n) || !std::isfinite(depth)) return Axis::Estimated;
+  pen = {n.normalized(), overlap(a, b, n.normalized())};
+  return pen.depth <= depth + touching ? Axis::Certified : Axis::Estimated;
+}
+
+// Penetration axis of two overlapping bodies. libccd 2.1's EPA does not remove every face a new
+// vertex sees, so on deep overlaps it can stop at an interior face; then we retry GJK from the
+// best of the EPA axis, the MPR axis (Snethen, XenoCollide, Game Programming Gems 7) and the
+// face normals, and keep that candidate (an exact overlap, an upper bound) if EPA fails again.
+Axis ccd_penetration(const CcdBody& a, const CcdBody& b, double scale, Penetration& pen) {
+  const ccd_t ccd = ccd_settings(scale);
+  const double touching = 1e-6 * scale;
+  const Axis first = ccd_epa(a, b, ccd, touching, pen);
+  if (first != Axis::Estimated) return first;
+  std::vector<Vec3> axes;
+  if (unit(pen.n)) axes.push_back(pen.n);
+  ccd_real_t depth = 0.0;
+  ccd_vec3_t dir, pos;
+  if (ccdMPRPenetration(&a, &b, &ccd, &depth, &dir, &pos) == 0 && unit(to_vec(dir))) axes.push_back(to_vec(dir).normalized());
+  face_axes(a, 1.0, axes);
+  face_axes(b, -1.0, axes);
+  if (axes.empty()) return Axis::None;
+  Penetration best{axes[0], overlap(a, b, axes[0])};
+  for (const Vec3& n : axes)
+    if (const double o = overlap(a, b, n); o < best.depth) best = {n, o};
+  // a GJK run started elsewhere ends in another simplex and often lets EPA finish cleanly
+  CcdBody retry = a;
+  retry.first_dir = best.n;
+  if (ccd_epa(retry, b, ccd, touching, pen) == Axis::Certified) return Axis::Certified;
+  pen = best;
+  return Axis::Estimated;
+}
+
+// Contact axis and depth (from libccd). EPA has no axis for touching shapes (libccd calls
+// |w|^2 < DBL_EPSILON touching), and libccd 2.1 has no GJK distance for disjoint shapes
+// (ccdGJKSeparate needs an overlap). Both are handled by growing b by a ball of radius e:
+// pen(A, B + ball(e)) = e - dist(A, B) along the same axis (support functions add under
+// Minkowski sums), exact whenever dist(A, B) < e.
+bool penetration(const Placed& a, const Placed& b, double scale, double envelope, Penetration& pen) {
+  CcdBody body_a{&a.shape, a.pose, 0.0}, body_b{&b.shape, b.pose, 0.0};
+  const Axis direct = ccd_penetration(body_a, body_b, scale, pen);
+  if (direct == Axis::Certified) return true;
+  // disjoint, touching or uncertain: growing b puts the origin deeper inside the Minkowski
+  // difference; of two answers keep the smaller exact overlap (both bound the depth from above)
+  body_b.grow = std::max(envelope, 1e-5 * scale);
+  Penetration grown;
+  if (ccd_penetration(body_a, body_b, scale, grown) != Axis::None) {
+    grown.depth -= body_b.grow;
+    if (direct == Axis::None || grown.depth < pen.depth) pen = grown;
+  } else if (direct == Axis::None) {
+    return false;
+  }
+  return keep(pen.depth, envelope);
+}
+
+// The part of a shape that supports it along a direction u, in the world: one point, a segment
+// (2 points) or a face polygon (>= 3 points, ccw seen from outside, with its outward normal).
+// (align: normal . u, for faces)
+struct Feature { std::vector<Vec3> pts; Vec3 normal = Vec3::Zero(); double align = -1.0; int id = -1; };
+
+// Capsules: the side line when the axis lies across u, else one point on a cap (ids 0, 1/2).
+void capsule_feature(const Shape& s, const Vec3& u, Feature& f) {
+  const Vec3 radial(u.x(), u.y(), 0.0), axis(0.0, 0.0, s.half_height);
+  const double rho = radial.norm();
+  if (std::abs(u.z()) <= kFeatureSin && rho > 0.0) {
+    f.pts = {s.radius * radial / rho - axis, s.radius * radial / rho + axis};
+    f.id = 0;
+  } else {
+    f.pts = {support(s, u)};
+    f.id = u.z() >= 0.0 ? 2 : 1;
+  }
+}
+
+// Caps are 16-gons (an approximation of the disc, inscribed, 1.9% of r short at worst) starting at
+// the rim point in the radial direction of u, so that the exact support point is always a sample.
+void cylinder_feature(const Shape& s, const Vec3& u, double face_cos, Feature& f) {
+  const double side = u.z() >= 0.0 ? 1.0 : -1.0;
+  const Vec3 radial(u.x(), u.y(), 0.0);
+  const double rho = radial.norm();
+  const Vec3 e1 = rho > 1e-12 ? Vec3(radial / rho) : Vec3(Vec3::UnitX());
+  const Vec3 e2 = side * Vec3::UnitZ().cross(e1);  // ccw about the cap's outward normal
+  const Vec3 axis(0.0, 0.0, s.half_height);
+  f.id = side > 0.0 ? 2 : 1;  // 0 side, 1 bottom cap, 2 top cap
+  if (std::abs(u.z()) >= face_cos) {
+    for (int k = 0; k < kRimSamples; ++k) {
+      const double angle = 2.0 * kPi * k / kRimSamples;
+      f.pts.push_back(side * axis + s.radius * (std::cos(angle) * e1 + std::sin(angle) * e2));
+    }
+    f.normal = side * Vec3::UnitZ();
+    f.align = std::abs(u.z());
+  } else if (std::abs(u.z()) <= kFeatureSin && rho > 0.0) {
+    f.pts = {s.radius * e1 - axis, s.radius * e1 + axis};
+    f.id = 0;
+  } else {
+    f.pts = {support(s, u)};
+  }
+}
+
+// Polytope features: the face most aligned with u, else the support vertex together with its
+// neighbour when that edge lies across u. Ids: face f, or (face count + vertex) for edges/vertices.
+void polytope_feature(const ConvexHull& h, const Vec3& u, double face_cos, Feature& f) {
+  if (h.vertices.empty() || h.faces.empty()) { f.pts = {Vec3::Zero()}; return; }
+  std::size_t face = 0;
+  for (std::size_t i = 1; i < h.faces.size(); ++i)
+    if (h.face_normals[i].dot(u) > h.face_normals[face].dot(u)) face = i;
+  if (h.face_normals[face].dot(u) >= face_cos) {
+    for (int v : h.faces[face]) f.pts.push_back(h.vertices[std::size_t(v)]);
+    f.normal = h.face_normals[face];
+    f.align = f.normal.dot(u);
+    f.id = int(face);
+    return;
+  }
+  int top = 0;
+  for (std::size_t i = 1; i < h.vertices.size(); ++i)
+    if (h.vertices[i].dot(u) > h.vertices[std::size_t(top)].dot(u)) top = int(i);
+  int next = -1;
+  for (const auto& loop : h.faces)
+    for (std::size_t i = 0; i < loop.size(); ++i) {
+      if (loop[i] != top) continue;
+      for (int nb : {loop[(i + 1) % loop.size()], loop[(i + loop.size() - 1) % loop.size()]})
+        if (next < 0 || h.vertices[std::size_t(nb)].dot(u) > h.vertices[std::size_t(next)].dot(u)) next = nb;
+    }
+  f.id = int(h.faces.size()) + top;
+  f.pts = {h.vertices[std::size_t(top)]};
+  if (next >= 0) {
+    const Vec3 edge = h.vertices[std::size_t(top)] - h.vertices[std::size_t(next)];
+    if (edge.dot(u) <= kFeatureSin * edge.norm()) f.pts.push_back(h.vertices[std::size_t(next)]);
+  }
+}
+
+Feature support_feature(const Placed& p, const Vec3& u_world, double face_cos) {
+  const Vec3 u = p.pose.q.conjugate() * u_world;
+  const Shape& s = p.shape;
+  Feature f;
+  switch (s.type) {
+    case ShapeType::Sphere: f.pts = {support(s, u)}, f.id = 0; break;
+    case ShapeType::Capsule: capsule_feature(s, u, f); break;
+    case ShapeType::Cylinder: cylinder_feature(s, u, face_cos, f); break;
+    case ShapeType::Box:
+      // the loader fills box hulls; a hand-made box shape may not have one
+      if (s.hull.faces.size() == 6) polytope_feature(s.hull, u, face_cos, f);
+      else polytope_feature(box_hull(s.half_extents), u, face_cos, f);
+      break;
+    case ShapeType::Convex: polytope_feature(s.hull, u, face_cos, f); break;
+    default: f.pts = {Vec3::Zero()}; break;  // planes and compounds never reach the convex path
+  }
+  for (Vec3& x : f.pts) x = p.pose.apply(x);
+  f.normal = p.pose.rotate(f.normal);
+  return f;
+}
+
+// Keeps the part of a point, segment or closed polygon (>= 3 points) with n . x <= d: one
+// Sutherland-Hodgman pass; a segment is an open chain (no edge from its end back to its start).
+void clip_halfspace(std::vector<Vec3>& pts, const Vec3& n, double d) {
+  const std::size_t m = pts.size();
+  std::vector<Vec3> kept;
+  for (std::size_t i = 0; i < m; ++i) {
+    const Vec3& e = pts[i];
+    const double he = n.dot(e) - d;
+    if (m >= 3 || i > 0) {  // the edge s -> e crosses the plane: keep the crossing
+      const Vec3& s = pts[(i + m - 1) % m];
+      const double hs = n.dot(s) - d;
+      if ((hs > 0.0) != (he > 0.0)) kept.push_back(s + (e - s) * (hs / (hs - he)));
+    }
+    if (he <= 0.0) kept.push_back(e);
+  }
+  pts = std::move(kept);
+}
+
+// Incident feature clipped to the prism over the reference face; depths are measured along the
+// reference normal m (the contact normal, from the reference shape to the incident one).
+void face_contact(const Feature& ref, const Feature& inc, double envelope, std::vector<ContactPoint>& out) {
+  const Vec3& m = ref.normal;
+  const std::size_t nr = ref.pts.size();
+  std::vector<Vec3> pts = inc.pts;
+  double offset = 0.0;
+  for (std::size_t i = 0; i < nr && !pts.empty(); ++i) {
+    const Vec3& r0 = ref.pts[i];
+    const Vec3 side = (ref.pts[(i + 1) % nr] - r0).cross(m);  // outward for a ccw loop
+    clip_halfspace(pts, side, side.dot(r0));
+    offset += m.dot(r0) / double(nr);
+  }
+  for (const Vec3& p : pts) {
+    const double depth = offset - m.dot(p);
+    if (keep(depth, envelope)) out.push_back({p + 0.5 * depth * m, m, depth, ref.id, inc.id});
+  }
+}
+
+// Edges and vertices: closest pairs of the two features, two pairs for near-parallel edges.
+void edge_contact(const Feature& fa, const Feature& fb, const Penetration& pen, double envelope,
+                  std::vector<ContactPoint>& out) {
+  std::vector<std::pair<Vec3, Vec3>> pairs;
+  segment_pairs({fa.pts.front(), fa.pts.back()}, {fb.pts.front(), fb.pts.back()}, pairs);
+  for (const auto& [pa, pb] : pairs) {
+    // a single pair is the EPA contact itself; line contacts are measured pair by pair
+    const double depth = pairs.size() == 1 ? pen.depth : (pa - pb).dot(pen.n);
+    if (keep(depth, envelope)) out.push_back({0.5 * (pa + pb), pen.n, depth, fa.id, fb.id});
+  }
+}
+
+void convex_convex(const ShapeLibrary& lib, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
+  // the size of the pair (half box diagonals) scales libccd's tolerances
+  const auto size = [&](const Placed& p) { const Aabb box = lib.aabb(p.index, p.pose, 0.0); return 0.5 * (box.hi - box.lo).norm(); };
+  Penetration pen;
+  if (!penetration(a, b, std::max(size(a) + size(b), 1e-9), env, pen)) return;
+  // the reference face is a face of a or b that the EPA axis lies along (it then is the normal)
+  const Feature fa = support_feature(a, pen.n, kReferenceCos);
+  const Feature fb = support_feature(b, -pen.n, kReferenceCos);
+  const bool a_ref = fa.pts.size() >= 3 && (fb.pts.size() < 3 || fa.align >= fb.align);
+  const std::size_t start = out.size();
+  if (a_ref) {
+    face_contact(fa, support_feature(b, -fa.normal, kFeatureCos), env, out);
+  } else if (fb.pts.size() >= 3) {
+    face_contact(fb, support_feature(a, -fb.normal, kFeatureCos), env, out);
+    flip(out, start);
+  }
+  // no face along the axis (edge-edge, vertex, curved contact) or nothing left after clipping
+  if (out.size() == start) edge_contact(support_feature(a, pen.n, kNoFace), support_feature(b, -pen.n, kNoFace), pen, env, out);
+}
+
+// ---- box-box: Bullet's btBoxBoxDetector ----
+
+Vec3 to_vec(const btVector3& v) { return {v.x(), v.y(), v.z()}; }
+btVector3 to_bt(const Vec3& v) { return {v.x(), v.y(), v.z()}; }
+btTransform to_bt(const Pose& p) { return btTransform(btQuaternion(p.q.x(), p.q.y(), p.q.z(), p.q.w()), to_bt(p.p)); }
+
+// Bullet reports the normal on B (pointing from B to A), the point on B's surface and a signed
+// distance (negative when penetrating); we want the reverse normal, the midpoint and the depth.
+struct BulletPoints : btDiscreteCollisionDetectorInterface::Result {
+  std::vector<ContactPoint>& out;
+  explicit BulletPoints(std::vector<ContactPoint>& o) : out(o) {}
+  void setShapeIdentifiersA(int, int) override {}
+  void setShapeIdentifiersB(int, int) override {}
+  void addContactPoint(const btVector3& normal_on_b, const btVector3& point_on_b, btScalar distance) override {
+    const Vec3 n = -to_vec(normal_on_b);
+    const double depth = -distance;
+    out.push_back({to_vec(point_on_b) + 0.5 * depth * n, n, depth, -1, -1});
+  }
+};
+
+void box_box(const ShapeLibrary& lib, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
+  const btBoxShape box_a(to_bt(a.shape.half_extents)), box_b(to_bt(b.shape.half_extents));
+  btBoxBoxDetector detector(&box_a, &box_b);
+  btDiscreteCollisionDetectorInterface::ClosestPointInput input;
+  input.m_transformA = to_bt(a.pose);
+  input.m_transformB = to_bt(b.pose);
+  const std::size_t start = out.size();
+  BulletPoints result(out);
+  detector.getClosestPoints(input, result, nullptr);
+  // the detector reports overlaps only; separated boxes within the envelope take the general path
+  if (out.size() == start) {
+    convex_convex(lib, a, b, env, out);
+    return;
+  }
+  for (std::size_t i = start; i < out.size(); ++i) {
+    out[i].feature_a = box_face(a.pose.q.conjugate() * out[i].normal);
+    out[i].feature_b = box_face(b.pose.q.conjugate() * -out[i].normal);
+  }
+}
+
+// ---- compounds: recurse into the children of b ----
+
+void compound_any(const ShapeLibrary& lib, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
+  if (b.depth >= kMaxCompoundDepth) return;  // only a cycle in bad input gets here
+  const int nshapes = int(lib.shapes.size());
+  const Aabb box_a = lib.aabb(a.index, a.pose, env);
+  for (std::size_t k = 0; k < b.shape.children.size(); ++k) {
+    const CompoundChild& c = b.shape.children[k];
+    if (c.shape < 0 || c.shape >= nshapes) continue;
+    const Placed child{c.shape, lib[c.shape], b.pose * c.pose, b.depth + 1};
+    if (!box_a.overlaps(lib.aabb(c.shape, child.pose, 0.0))) continue;  // cheap cull per child
+    const std::size_t start = out.size();
+    dispatch(lib, a, child, env, out);
+    for (std::size_t i = start; i < out.size(); ++i) out[i].feature_b += (int(k) + 1) * kChildStride;
+  }
+}
+
+// ---- the table: row = type of a, column = type of b; each unordered pair appears once ----
+
+constexpr PairFn kPairs[kShapeTypeCount][kShapeTypeCount] = {
+    //            Sphere          Box        Capsule          Cylinder       Plane           Convex         Compound
+    /*Sphere*/   {sphere_sphere,  sphere_box, sphere_capsule,  convex_convex, sphere_plane,   convex_convex, compound_any},
+    /*Box*/      {nullptr,        box_box,    convex_convex,   convex_convex, box_plane,      convex_convex, compound_any},
+    /*Capsule*/  {nullptr,        nullptr,    capsule_capsule, convex_convex, capsule_plane,  convex_convex, compound_any},
+    /*Cylinder*/ {nullptr,        nullptr,    nullptr,         convex_convex, cylinder_plane, convex_convex, compound_any},
+    /*Plane*/    {nullptr,        nullptr,    nullptr,         nullptr,       plane_plane,    nullptr,       compound_any},
+    /*Convex*/   {nullptr,        nullptr,    nullptr,         nullptr,       convex_plane,   convex_convex, compound_any},
+    /*Compound*/ {nullptr,        nullptr,    nullptr,         nullptr,       nullptr,        nullptr,       compound_any},
+};
+
+// a canonical order for two shapes of one type, so that (a, b) and (b, a) mirror each other exactly
+bool precedes(const Placed& x, const Placed& y) {
+  return std::tie(x.index, x.pose.p.x(), x.pose.p.y(), x.pose.p.z()) <
+         std::tie(y.index, y.pose.p.x(), y.pose.p.y(), y.pose.p.z());
+}
+
+void dispatch(const ShapeLibrary& lib, const Placed& a, const Placed& b, double envelope, std::vector<ContactPoint>& out) {
+  const int ta = int(a.shape.type), tb = int(b.shape.type);
+  const std::size_t start = out.size();
+  if (kPairs[ta][tb] && !(ta == tb && precedes(b, a))) {
+    kPairs[ta][tb](lib, a, b, envelope, out);
+  } else {
+    kPairs[tb][ta](lib, b, a, envelope, out);
+    flip(out, start);
+  }
+  // one convex pair is one manifold of at most 4 points; compounds hold one per child pair
+  if (ta == int(ShapeType::Compound) || tb == int(ShapeType::Compound) || out.size() - start <= kMaxManifold) return;
+  std::vector<ContactPoint> manifold(out.begin() + std::ptrdiff_t(start), out.end());
+  reduce_manifold(manifold, int(kMaxManifold));
+  out.resize(start);
+  out.insert(out.end(), manifold.begin(), manifold.end());
+}
+
+// ---- manifold reduction ----
+
+struct HullMeasure { double area = 0.0, perimeter = 0.0; };
+
+// Area and perimeter of the 2D convex hull (Andrew's monotone chain, 1979); a segment's
+// perimeter is twice its length, so collinear sets are measured by their spread too.
+HullMeasure hull_measure(std::vector<Eigen::Vector2d> p) {
+  std::sort(p.begin(), p.end(), [](const auto& x, const auto& y) { return std::tie(x.x(), x.y()) < std::tie(y.x(), y.y()); });
+  const auto turn = [](const auto& o, const auto& a, const auto& b) { return (a - o).x() * (b - o).y() - (a - o).y() * (b - o).x(); };
+  std::vector<Eigen::Vector2d> h;  // lower chain, then upper chain (each drops its last point)
+  for (int pass = 0; pass < 2; ++pass, std::reverse(p.begin(), p.end())) {
+    const std::size_t base = h.size();
+    for (const Eigen::Vector2d& x : p) {
+      while (h.size() >= base + 2 && turn(h[h.size() - 2], h.back(), x) <= 0.0) h.pop_back();
+      h.push_back(x);
+    }
+    h.pop_back();
+  }
+  HullMeasure m;
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    const Eigen::Vector2d &x = h[i], &y = h[(i + 1) % h.size()];
+    m.area += 0.5 * (x.x() * y.y() - x.y() * y.x());
+    m.perimeter += (y - x).norm();
+  }
+  return m;
+}
+
+}  // namespace
+
+int collide(const ShapeLibrary& lib, int a, const Pose& pa, int b, const Pose& pb, double envelope,
+            std::vector<ContactPoint>& out) {
+  const int n = int(lib.shapes.size());
+  if (a < 0 || a >= n || b < 0 || b >= n) return 0;
+  const std::size_t start = out.size();
+  dispatch(lib, Placed{a, lib[a], pa}, Placed{b, lib[b], pb}, envelope, out);
+  return int(out.size() - start);
+}
+
+// Greedy: the deepest point, then repeatedly the point that grows the spanned area the most
+// (the perimeter breaks ties, so collinear sets keep their ends), as in Bullet's
+// sortCachedPoints and Jolt's PruneContactPoints. Works in the plane normal to the deepest
+// point's normal.
+void reduce_manifold(std::vector<ContactPoint>& pts, int max_points) {
+  const std::size_t n = pts.size(), max_n = std::size_t(std::max(max_points, 0));
+  if (n <= max_n) return;
+  std::size_t deepest = 0;
+  for (std::size_t i = 1; i < n; ++i)
+    if (pts[i].depth > pts[deepest].depth) deepest = i;
+  const double len = pts[deepest].normal.norm();
+  Vec3 t, s;
+  tangent_basis(len > 0.0 ? Vec3(pts[deepest].normal / len) : Vec3(Vec3::UnitZ()), t, s);
+  std::vector<Eigen::Vector2d> xy(n);
+  double size = 0.0;  // of the point set, for relative tolerances
+  for (std::size_t i = 0; i < n; ++i) xy[i] = {pts[i].point.dot(t), pts[i].point.dot(s)};
+  for (std::size_t i = 0; i < n; ++i) size = std::max(size, (xy[i] - xy[deepest]).norm());
+  std::vector<std::size_t> chosen{deepest};
+  std::vector<Eigen::Vector2d> chosen_xy{xy[deepest]};
+  HullMeasure current;
+  while (chosen.size() < max_n) {
+    std::size_t pick = n;
+    double best = 1e-12 * size * size;  // below this nothing adds spread
+    for (std::size_t i = 0; i < n; ++i) {
+      if (std::find(chosen.begin(), chosen.end(), i) != chosen.end()) continue;
+      chosen_xy.push_back(xy[i]);
+      const HullMeasure m = hull_measure(chosen_xy);
+      chosen_xy.pop_back();
+      const double gain = (m.area - current.area) + 1e-6 * size * (m.perimeter - current.perimeter);
+      if (gain > best) { best = gain; pick = i; }
+    }
+    if (pick == n) break;
+    chosen.push_back(pick);
+    chosen_xy.push_back(xy[pick]);
+    current = hull_measure(chosen_xy);
+  }
+  if (max_n == 0) chosen.clear();
+  std::sort(chosen.begin(), chosen.end());
+  std::vector<ContactPoint> kept;
+  for (std::size_t i : chosen) kept.push_back(pts[i]);
+  pts = std::move(kept);
+}
+
+}  // namespace coulomb
