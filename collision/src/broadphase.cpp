@@ -33,7 +33,7 @@ void sweep_and_prune(const std::vector<Aabb>& boxes, const std::vector<std::uint
   pairs.clear();
   const int n = int(boxes.size());
   const int axis = sweep_axis(boxes);
-  std::vector<int> order(std::size_t(n));
+  std::vector<int> order(static_cast<std::size_t>(n));
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](int i, int j) {
     const double a = boxes[std::size_t(i)].lo[axis], b = boxes[std::size_t(j)].lo[axis];

@@ -9,12 +9,14 @@
 #include <coulomb/error.h>
 #include <coulomb/mesh_io.h>
 #include <coulomb/scene.h>
+#include <coulomb/scene_overrides.h>
 #include <coulomb/solver.h>
 
 #include "scene_reader.h"
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -451,9 +453,14 @@ void parse_generator(const Json& j, const std::string& pointer, SceneDef& scene,
   if (type == kGrid) {
     std::array<int, 3> n = as_int3(r.require("count"), r.pointer_of("count"), 1);
     Vec3 origin = r.vec3("origin", Vec3::Zero());
-    Vec3 spacing = r.required_vec3("spacing", Range::positive());
+    Vec3 spacing = r.required_vec3("spacing", Range::non_negative());
     Vec3 odd_row_offset = r.vec3("odd_row_offset", Vec3::Zero());
     r.finish();
+    // a zero spacing is fine along an axis with one body; with more it would stack them in place
+    for (int a = 0; a < 3; ++a)
+      if (spacing[a] == 0.0 && n[std::size_t(a)] > 1)
+        throw InputError(r.pointer_of("spacing"), "spacing is 0 along an axis with " + std::to_string(n[std::size_t(a)]) +
+                                                      " bodies: they would overlap");
     if (std::int64_t(n[0]) * n[1] * n[2] > room) throw InputError(r.pointer_of("count"), too_many);
     poses = grid_poses(n, origin, spacing, odd_row_offset);
   } else {
@@ -682,7 +689,7 @@ void apply_override(nlohmann::json& doc, const std::string& assignment) {
   }
 }
 
-SceneDef load_scene(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
+nlohmann::json read_scene_file(const std::filesystem::path& file) {
   const std::string shown = "'" + file.string() + "'";
   std::error_code ec;
   auto status = fs::status(file, ec);
@@ -691,12 +698,7 @@ SceneDef load_scene(const std::filesystem::path& file, const std::vector<std::st
   std::ifstream in(file, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (!in.good() && !in.eof()) throw InputError("", "cannot read scene file " + shown);
-
-  Json doc = detail::parse_json_text(text, shown);
-  for (const std::string& o : overrides) apply_override(doc, o);
-  fs::path folder = fs::absolute(file, ec).parent_path();
-  if (ec) folder = file.parent_path();
-  return parse_scene(doc, folder);
+  return detail::parse_json_text(text, shown);
 }
 
 }  // namespace coulomb

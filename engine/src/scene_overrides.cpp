@@ -1,22 +1,8 @@
 #include <coulomb/error.h>
 #include <coulomb/scene_overrides.h>
 
-#include <fstream>
-#include <sstream>
 
 namespace coulomb {
-
-nlohmann::json read_scene_file(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw InputError("", "cannot open scene file '" + file.string() + "'");
-  std::stringstream text;
-  text << in.rdbuf();
-  try {
-    return nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError("", "'" + file.string() + "' is not valid JSON: " + e.what());
-  }
-}
 
 void apply_overrides(nlohmann::json& doc, const SceneOverrides& o) {
   for (const std::string& s : o.set) apply_override(doc, s);
@@ -41,7 +27,16 @@ void apply_overrides(nlohmann::json& doc, const SceneOverrides& o) {
 SceneDef load_scene(const std::filesystem::path& file, const SceneOverrides& o) {
   nlohmann::json doc = read_scene_file(file);
   apply_overrides(doc, o);
-  return parse_scene(doc, file.parent_path());
+  std::error_code ec;
+  std::filesystem::path folder = std::filesystem::absolute(file, ec).parent_path();
+  if (ec) folder = file.parent_path();
+  return parse_scene(doc, folder);
+}
+
+SceneDef load_scene(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
+  SceneOverrides o;
+  o.set = overrides;
+  return load_scene(file, o);
 }
 
 }  // namespace coulomb

@@ -17,6 +17,7 @@
 #include <limits>
 #include <optional>
 #include <span>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -7,6 +7,7 @@
 #include <coulomb/mass_properties.h>
 #include <coulomb/world.h>
 
+#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -126,7 +127,7 @@ BodyState World::body(int id) const {
 
 int World::detect(std::vector<Contact>& out) const {
   const int nb = model_.size();
-  std::vector<Pose> poses(std::size_t(nb));
+  std::vector<Pose> poses(static_cast<std::size_t>(nb));
   for (int i = 0; i < nb; ++i) poses[std::size_t(i)] = shape_pose(model_, state_, i);
   DetectInput in;
   in.shapes = &scene_.shapes;

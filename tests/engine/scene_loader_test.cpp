@@ -381,6 +381,10 @@ TEST(SceneMistakes, GeneratorMistakes) {
   expect_error(with(minimal_scene(), "/generators", json::array({random})), "/generators/0/box_max", "box_max > box_min");
   json plane = json::parse(R"({"type": "grid", "prefix": "p", "shape": "ground", "count": [1, 1, 1], "spacing": [1, 1, 1]})");
   expect_error(with(minimal_scene(), "/generators", json::array({plane})), "/generators/0/shape", "fixed body");
+  json stacked = json::parse(R"({"type": "grid", "prefix": "s", "shape": "ball", "count": [1, 3, 1], "spacing": [1, 0, 1]})");
+  expect_error(with(minimal_scene(), "/generators", json::array({stacked})), "/generators/0/spacing", "would overlap");
+  json row = json::parse(R"({"type": "grid", "prefix": "s", "shape": "ball", "count": [3, 1, 1], "spacing": [1, 0, 0]})");
+  EXPECT_EQ(parse_scene(with(minimal_scene(), "/generators", json::array({row})), ".").bodies.size(), 5u);
 }
 
 TEST(SceneMistakes, RandomGeneratorCannotKeepMinSeparation) {

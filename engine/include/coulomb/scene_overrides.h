@@ -17,7 +17,8 @@ struct SceneOverrides {
   int steps = 0;                 // > 0: replaces the duration or step count
 };
 
-// Reads a scene file as JSON. Throws InputError (pointer "") for a missing file or invalid JSON.
+// Reads a scene file as JSON. Throws InputError (pointer "") for a missing file, invalid JSON
+// (with line and column) or a key repeated within one object.
 nlohmann::json read_scene_file(const std::filesystem::path& file);
 // Applies the overrides to a scene document. Throws InputError naming the option.
 void apply_overrides(nlohmann::json& doc, const SceneOverrides& o);

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# End-to-end checks of the `coulomb` executable as a user runs it: exit codes of
+# SCENE_FORMAT.md, the output files, overrides, and byte-identical reruns.
+# usage: cli_test.sh COULOMB_EXE SOURCE_DIR
+set -u
+exe="$1"; src="$2"
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+fails=0; passes=0
+check() {  # check NAME EXPECTED_CODE CMD...
+  local name="$1" want="$2"; shift 2
+  "$@" >"$tmp/out.txt" 2>&1; local got=$?
+  if [ "$got" -ne "$want" ]; then
+    echo "FAIL $name: exit $got, expected $want"; sed 's/^/    /' "$tmp/out.txt"; fails=$((fails + 1))
+  else passes=$((passes + 1)); fi
+}
+contains() {  # contains NAME TEXT (in the last command's output)
+  if grep -qF -- "$2" "$tmp/out.txt"; then passes=$((passes + 1))
+  else echo "FAIL $1: output lacks '$2'"; sed 's/^/    /' "$tmp/out.txt"; fails=$((fails + 1)); fi
+}
+
+check info 0 "$exe" info
+contains info-lists-pgs "pgs"
+contains info-cuda "cuda:"
+check info-json 0 "$exe" info --json
+contains info-json-solvers '"solvers"'
+
+check validate-wall 0 "$exe" validate "$src/scenes/wall.json"
+contains validate-counts "81 bodies"
+
+cat >"$tmp/bad.json" <<'JSON'
+{"format": "coulomb-scene/1", "time": {"dt": 0.01, "steps": 10},
+ "shapes": {"s": {"type": "sphere", "radius": 0.1}},
+ "bodies": [{"name": "a", "shape": "s", "position": [0, 0]}]}
+JSON
+check invalid-scene 2 "$exe" run "$tmp/bad.json" --out "$tmp/bad" --quiet
+contains invalid-scene-pointer "/bodies/0/position"
+check missing-scene 2 "$exe" validate "$tmp/nope.json"
+check bad-option 2 "$exe" run "$src/scenes/wall.json" --steps -3
+check bad-set 2 "$exe" validate "$src/scenes/wall.json" --set /solver/max_iterations=-1
+contains bad-set-pointer "/solver/max_iterations"
+check unknown-solver 2 "$exe" validate "$src/scenes/wall.json" --solver nope
+contains unknown-solver-pointer "/solver/type"
+
+# a body faster than --max-speed stops the run with exit code 3, naming the step and the body
+check max-speed 3 "$exe" run "$src/scenes/sliding_box.json" --out "$tmp/fast" --max-speed 1 --quiet
+contains max-speed-body "step 1: body 'box'"
+
+# a normal run writes the output contract, and a rerun is byte-identical
+check run-a 0 "$exe" run "$src/scenes/tower.json" --out "$tmp/a" --steps 60 --quiet
+check run-b 0 "$exe" run "$src/scenes/tower.json" --out "$tmp/b" --steps 60 --quiet
+for f in stats.jsonl frames.jsonl final_state.json; do
+  [ -s "$tmp/a/$f" ] && passes=$((passes + 1)) || { echo "FAIL output: $f missing"; fails=$((fails + 1)); }
+done
+[ "$(wc -l <"$tmp/a/stats.jsonl")" -eq 60 ] && passes=$((passes + 1)) || { echo "FAIL stats.jsonl has not 60 lines"; fails=$((fails + 1)); }
+for key in step time bodies contacts iterations residual converged kinetic_energy potential_energy max_penetration wall_ms; do
+  head -1 "$tmp/a/stats.jsonl" | grep -q "\"$key\":" && passes=$((passes + 1)) || { echo "FAIL stats.jsonl lacks $key"; fails=$((fails + 1)); }
+done
+cmp -s "$tmp/a/final_state.json" "$tmp/b/final_state.json" && passes=$((passes + 1)) || { echo "FAIL reruns differ"; fails=$((fails + 1)); }
+# overrides reach the run: --dt and --set
+check run-overrides 0 "$exe" run "$src/scenes/sliding_box.json" --out "$tmp/c" --steps 5 --dt 0.002 --set /materials/default/friction=0.2 --quiet
+grep -q '"time":0.01' "$tmp/c/stats.jsonl" && passes=$((passes + 1)) || { echo "FAIL --dt/--steps not applied"; fails=$((fails + 1)); }
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]
