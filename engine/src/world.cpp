@@ -94,6 +94,14 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     }
   }
 
+  // radius of a sphere about each body's centre of mass that holds its shape
+  bound_radius_.resize(nb);
+  for (std::size_t i = 0; i < nb; ++i) {
+    if (model_.fixed[i]) continue;
+    const Aabb box = scene_.shapes.aabb(model_.shape[i], model_.shape_in_body[i], 0.0);
+    bound_radius_[i] = box.lo.cwiseAbs().cwiseMax(box.hi.cwiseAbs()).norm();
+  }
+
   const std::size_t nm = scene_.materials.size();
   pair_coeffs_.resize(nm * nm);
   for (std::size_t a = 0; a < nm; ++a)
@@ -136,6 +144,15 @@ int World::detect(std::vector<Contact>& out) const {
   in.is_static = &model_.fixed;
   in.envelope = scene_.envelope;
   in.margin = scene_.margin;
+  // reach over one step: |v| dt + |w| r dt + |g| dt^2 (a bound on any surface point's travel)
+  reach_.resize(std::size_t(nb));
+  const double dt = scene_.dt;
+  for (int i = 0; i < nb; ++i) {
+    const auto k = std::size_t(i);
+    reach_[k] = model_.fixed[k] ? 0.0
+                                : dt * (state_.v[k].norm() + state_.w[k].norm() * bound_radius_[k] + scene_.gravity.norm() * dt);
+  }
+  in.reach = &reach_;
   return detect_contacts(in, out).pairs;
 }
 
@@ -240,7 +257,10 @@ StepResult World::step() {
   free_velocities(model_, state_, scene_.gravity, dt, scene_.integrator == IntegratorType::ImplicitEuler, u_free_);
   AssemblySettings as;
   as.dt = dt;
-  as.gap_horizon = moreau ? 0.5 * dt : dt;
+  // A speculative contact may close its gap over one dt: for Moreau that is the rest of this
+  // step (dt/2) plus the next step's explicit half step (dt/2), which moves with u^{t+1} before
+  // any contact can act (seed 000 eq. 41); a horizon of dt/2 would let that half step overlap.
+  as.gap_horizon = dt;
   as.baumgarte_beta = scene_.stabilization == StabilizationType::Baumgarte ? scene_.baumgarte_beta : 0.0;
   as.restitution_threshold = std::max(2.0 * scene_.gravity.norm() * dt, 1e-3);
   assemble_contacts(model_, state_, u_free_, contacts_, coeffs_, as, problem_);

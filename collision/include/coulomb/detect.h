@@ -15,6 +15,10 @@ struct DetectInput {
   const std::vector<std::uint8_t>* is_static = nullptr;  // (nb) static pairs are skipped
   double envelope = 0.01;  // contacts are reported below this separation (unit: m)
   double margin = 0.0;     // extra growth of the bounding boxes (unit: m)
+  // (nb) how far each body may move before the next detection (unit: m), or null for none:
+  // a pair's envelope grows by the sum of its two bodies' reach, so that a fast body meets its
+  // contact as a speculative one before it overlaps instead of after
+  const std::vector<double>* reach = nullptr;
 };
 
 struct DetectStats {

@@ -17,7 +17,7 @@ struct ContactCoefficients {
 
 struct AssemblySettings {
   double dt = 0.01;                     // step (unit: s)
-  double gap_horizon = 0.01;            // time from detection to the end of the step (dt/2 for Moreau) (unit: s)
+  double gap_horizon = 0.01;            // time over which a speculative contact may close its gap (unit: s)
   double baumgarte_beta = 0.0;          // 0 = no Baumgarte term
   double restitution_threshold = 0.1;   // closing speed below which restitution is ignored (unit: m/s)
 };

@@ -96,11 +96,13 @@ class World {
   RigidModel model_;
   RigidState state_;
   std::vector<ContactCoefficients> pair_coeffs_;  // (nm x nm) material pair table
+  std::vector<double> bound_radius_;              // (nb) bounding sphere about the com (unit: m)
 
   // per-step scratch, kept to reuse allocations
   std::vector<Contact> contacts_;
   std::vector<ContactCoefficients> coeffs_;
   std::vector<Vec6> u_free_, dw_;
+  mutable std::vector<double> reach_;  // (nb) detection reach of the current step
   ContactProblem problem_;
   ContactProblem gap_problem_;         // post-stabilisation
   std::vector<Contact> gap_contacts_;  // post-stabilisation
