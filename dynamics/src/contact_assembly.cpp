@@ -2,6 +2,19 @@
 
 namespace coulomb {
 
+namespace {
+
+// the bodies' part of a problem: inverse masses and world inverse inertias (eq. 58-60)
+void set_bodies(const RigidModel& model, const RigidState& state, ContactProblem& out) {
+  const int nb = model.size();
+  out.inv_mass = model.inv_mass;
+  out.inv_inertia.resize(std::size_t(nb));
+  for (int i = 0; i < nb; ++i) out.inv_inertia[std::size_t(i)] = world_inv_inertia(model, state, i);
+  out.clear_contacts();
+}
+
+}  // namespace
+
 void contact_jacobian(const Vec3& n, const Vec3& t, const Vec3& s, const Vec3& r_a, const Vec3& r_b,
                       Mat46& J_a, Mat46& J_b) {
   Mat3 C;
@@ -20,11 +33,7 @@ void contact_jacobian(const Vec3& n, const Vec3& t, const Vec3& s, const Vec3& r
 void assemble_contacts(const RigidModel& model, const RigidState& state, const std::vector<Vec6>& u_free,
                        const std::vector<Contact>& contacts, const std::vector<ContactCoefficients>& coeffs,
                        const AssemblySettings& settings, ContactProblem& out) {
-  const int nb = model.size();
-  out.inv_mass = model.inv_mass;
-  out.inv_inertia.resize(std::size_t(nb));
-  for (int i = 0; i < nb; ++i) out.inv_inertia[std::size_t(i)] = world_inv_inertia(model, state, i);
-  out.clear_contacts();
+  set_bodies(model, state, out);
 
   for (std::size_t k = 0; k < contacts.size(); ++k) {
     const Contact& c = contacts[k];
@@ -59,11 +68,7 @@ namespace coulomb {
 
 void assemble_gap_problem(const RigidModel& model, const RigidState& state, const std::vector<Contact>& contacts,
                           ContactProblem& out) {
-  const int nb = model.size();
-  out.inv_mass = model.inv_mass;
-  out.inv_inertia.resize(std::size_t(nb));
-  for (int i = 0; i < nb; ++i) out.inv_inertia[std::size_t(i)] = world_inv_inertia(model, state, i);
-  out.clear_contacts();
+  set_bodies(model, state, out);
   for (const Contact& c : contacts) {
     Vec3 t, s;
     tangent_basis(c.normal, t, s);
