@@ -355,6 +355,7 @@ TEST(SceneMistakes, StabilizationBetaOnlyForBaumgarte) {
 TEST(SceneMistakes, SettingsRanges) {
   expect_error(with(minimal_scene(), "/collision/envelope", -1), "/collision/envelope", ">= 0");
   expect_error(with(minimal_scene(), "/collision/ccd", 1), "/collision/ccd", "true or false");
+  expect_error(with(minimal_scene(), "/collision/ccd", true), "/collision/ccd", "not supported yet");
   expect_error(with(minimal_scene(), "/output/every", 0), "/output/every", "expected an integer >= 1");
   expect_error(with(minimal_scene(), "/integrator", "euler"), "/integrator", "expected one of");
 }
@@ -507,7 +508,7 @@ TEST(SceneLoader, FullSceneRoundTripsEveryValue) {
   EXPECT_DOUBLE_EQ(s.baumgarte_beta, 0.3);
   EXPECT_DOUBLE_EQ(s.envelope, 0.02);
   EXPECT_DOUBLE_EQ(s.margin, 0.001);
-  EXPECT_TRUE(s.ccd);
+  EXPECT_FALSE(s.ccd);
   EXPECT_EQ(s.output_every, 5);
 
   // materials: "default" stays at index 0, the others follow in name order
