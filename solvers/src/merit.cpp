@@ -26,22 +26,8 @@ double fclib_natural_map_merit(const std::vector<Vec3>& r, const std::vector<Vec
 }
 
 double fclib_merit(const ContactProblem& problem, const ContactSolution& solution) {
-  const std::size_t nc = std::size_t(problem.num_contacts());
-  if (nc == 0) return 0.0;
-  std::vector<Vec6> w;
-  std::vector<Vec4> v;
-  problem.body_impulse_response(solution.lambda, w);
-  problem.contact_velocities(w, v);
-  std::vector<Vec3> r(nc), u(nc);
-  std::vector<double> mu(nc);
-  double q2 = 0.0;
-  for (std::size_t k = 0; k < nc; ++k) {
-    r[k] = solution.lambda[k].head<3>();
-    u[k] = v[k].head<3>();
-    mu[k] = problem.mu[k][0];
-    q2 += problem.b[k].head<3>().squaredNorm();
-  }
-  return fclib_natural_map_merit(r, u, mu, std::sqrt(q2));
+  MatrixFreeOperator op(problem);
+  return fclib_merit(op, solution.lambda);
 }
 
 }  // namespace coulomb

@@ -1,11 +1,11 @@
 // Projected Gauss-Seidel with box friction (seed 001 section 4, eq. 16-18b).
 //
-// Matrix-free in the style of seed 000 eq. 25-26: w = M^-1 J^T lambda is kept per body, so a
-// row update costs O(1) whatever the number of contacts. Rows of one contact are visited in
-// the order normal, t, s, tau so that the friction bounds use the freshest normal impulse
-// (seed 001 algorithm lines 5-7: bounds l(lambda), u(lambda) updated after each row).
-// Box friction: |lambda_t| <= mu_s lambda_n and |lambda_s| <= mu_t lambda_n independently, an
-// outer approximation of the Coulomb cone (seed 000 section 3.1).
+// One template over the contact operator (matrix-free for scenes, seed 000 eq. 25-26; assembled
+// for FCLib). Per contact the velocity is evaluated once and kept current through the diagonal
+// block while its rows are visited in the order normal, t, s, tau, so the friction bounds use
+// the freshest normal impulse (seed 001 algorithm lines 5-7: l(lambda), u(lambda) updated after
+// each row). Box friction: |lambda_t| <= mu_s lambda_n and |lambda_s| <= mu_t lambda_n
+// independently, an outer approximation of the Coulomb cone (seed 000 section 3.1).
 #include <coulomb/merit.h>
 #include <coulomb/solver.h>
 
@@ -15,46 +15,46 @@
 
 namespace coulomb {
 
-SolverStats solve_pgs(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
+namespace {
+
+template <class Op>
+SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda) {
   const auto t0 = std::chrono::steady_clock::now();
-  const std::size_t nc = std::size_t(p.num_contacts());
+  const int nc = op.size();
   SolverStats stats;
-  if (!opt.warm_start || sol.lambda.size() != nc) sol.lambda.assign(nc, Vec4::Zero());
-  std::vector<Vec4>& lambda = sol.lambda;
+  if (!opt.warm_start || int(lambda.size()) != nc) lambda.assign(std::size_t(nc), Vec4::Zero());
 
   // a warm start must itself lie in the box before it is used
-  for (std::size_t k = 0; k < nc; ++k) {
-    Vec4& l = lambda[k];
+  for (int k = 0; k < nc; ++k) {
+    Vec4& l = lambda[std::size_t(k)];
+    const Vec3& mu = op.mu(k);
     l[0] = std::max(0.0, l[0]);
-    for (int r = 1; r < 4; ++r) l[r] = std::clamp(l[r], -p.mu[k][r - 1] * l[0], p.mu[k][r - 1] * l[0]);
+    for (int r = 1; r < 4; ++r) l[r] = std::clamp(l[r], -mu[r - 1] * l[0], mu[r - 1] * l[0]);
   }
-  std::vector<Vec6> w;
-  p.body_impulse_response(lambda, w);
+  op.reset(lambda);
 
   stats.converged = nc == 0;
   for (int it = 0; it < opt.max_iterations && nc > 0; ++it) {
     double max_delta = 0.0, max_lambda = 0.0;
-    for (std::size_t k = 0; k < nc; ++k) {
-      Vec6& wa = w[std::size_t(p.body_a[k])];
-      Vec6& wb = w[std::size_t(p.body_b[k])];
-      Vec4& l = lambda[k];
-      const int rows = p.mu[k][2] > 0.0 ? 4 : 3;  // no torsion row without torsional friction
+    for (int k = 0; k < nc; ++k) {
+      Vec4& l = lambda[std::size_t(k)];
+      const Mat4& A = op.diag(k);
+      const Vec3& mu = op.mu(k);
+      Vec4 v = op.velocity(k, lambda);
+      Vec4 dl = Vec4::Zero();
+      const int rows = mu[2] > 0.0 ? 4 : 3;  // no torsion row without torsional friction
       for (int r = 0; r < rows; ++r) {
-        const double Arr = p.A_diag[k](r, r);
-        if (!(Arr > 0.0)) continue;  // a row no body can respond to
-        const double v = p.J_a[k].row(r).dot(wa) + p.J_b[k].row(r).dot(wb) + p.b[k][r];
-        double x = l[r] - opt.sor * v / Arr;
-        if (r == 0) x = std::max(0.0, x);
-        else x = std::clamp(x, -p.mu[k][r - 1] * l[0], p.mu[k][r - 1] * l[0]);
+        if (!(A(r, r) > 0.0)) continue;  // a row no body can respond to
+        double x = l[r] - opt.sor * v[r] / A(r, r);
+        x = r == 0 ? std::max(0.0, x) : std::clamp(x, -mu[r - 1] * l[0], mu[r - 1] * l[0]);
         const double d = x - l[r];
-        if (d != 0.0) {
-          wa += p.MinvJT_a[k].col(r) * d;  // seed 000 eq. 26
-          wb += p.MinvJT_b[k].col(r) * d;
-          l[r] = x;
-        }
+        l[r] = x;
+        dl[r] += d;
+        v += A.col(r) * d;  // the other rows of this contact see the change at once
         max_delta = std::max(max_delta, std::abs(d));
         max_lambda = std::max(max_lambda, std::abs(x));
       }
+      if (dl != Vec4::Zero()) op.applied(k, dl);
     }
     stats.iterations = it + 1;
     stats.residual = max_delta;
@@ -63,9 +63,21 @@ SolverStats solve_pgs(const ContactProblem& p, const SolverOptions& opt, Contact
       break;
     }
   }
-  stats.merit = fclib_merit(p, sol);
+  stats.merit = fclib_merit(op, lambda);
   stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return stats;
+}
+
+}  // namespace
+
+SolverStats solve_pgs(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
+  MatrixFreeOperator op(p);
+  return pgs(op, opt, sol.lambda);
+}
+
+SolverStats solve_pgs_assembled(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol) {
+  AssembledOperator op(p);
+  return pgs(op, opt, sol.lambda);
 }
 
 }  // namespace coulomb

@@ -8,12 +8,13 @@
 namespace coulomb {
 
 SolverStats solve_pgs(const ContactProblem&, const SolverOptions&, ContactSolution&);
+SolverStats solve_pgs_assembled(const AssembledProblem&, const SolverOptions&, ContactSolution&);
 
 const std::vector<SolverInfo>& solver_registry() {
   static const std::vector<SolverInfo> registry = {
       {"pgs", "projected Gauss-Seidel with box friction and warm starting (seed 001 section 4)",
        /*rigid*/ true, /*soft*/ false, /*joints*/ false, /*gpu*/ false,
-       {"type", "max_iterations", "abs_tol", "rel_tol", "warm_start", "sor", "ordering"}, &solve_pgs},
+       {"type", "max_iterations", "abs_tol", "rel_tol", "warm_start", "sor", "ordering"}, &solve_pgs, &solve_pgs_assembled},
   };
   return registry;
 }

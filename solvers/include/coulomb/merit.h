@@ -1,6 +1,6 @@
 // Merit functions shared by all solvers so that their answers can be compared.
 #pragma once
-#include <coulomb/contact_problem.h>
+#include <coulomb/contact_operator.h>
 
 #include <vector>
 
@@ -15,8 +15,26 @@ Vec3 project_on_cone(const Vec3& r, double mu);
 double fclib_natural_map_merit(const std::vector<Vec3>& r, const std::vector<Vec3>& u,
                                const std::vector<double>& mu, double q_norm);
 
-// The same merit for a scene's contact problem and impulses: W = the (n, t, s) rows of A,
-// q = the (n, t, s) part of b, mu = mu_s. Torsion rows are left out (FCLib has none).
+// The same merit for any contact operator: W = the (n, t, s) rows of A, q = the (n, t, s) part
+// of b, mu = mu_s. Torsion rows are left out (FCLib has none).
+template <class Op>
+double fclib_merit(Op& op, const std::vector<Vec4>& lambda) {
+  const std::size_t nc = std::size_t(op.size());
+  if (nc == 0) return 0.0;
+  std::vector<Vec4> v;
+  all_velocities(op, lambda, v);
+  std::vector<Vec3> r(nc), u(nc);
+  std::vector<double> mu(nc);
+  double q2 = 0.0;
+  for (std::size_t k = 0; k < nc; ++k) {
+    r[k] = lambda[k].head<3>();
+    u[k] = v[k].head<3>();
+    mu[k] = op.mu(int(k))[0];
+    q2 += op.b(int(k)).template head<3>().squaredNorm();
+  }
+  return fclib_natural_map_merit(r, u, mu, std::sqrt(q2));
+}
+
 double fclib_merit(const ContactProblem& problem, const ContactSolution& solution);
 
 }  // namespace coulomb

@@ -2,6 +2,7 @@
 // declares what it supports and which option keys it accepts, and points at one plain solve
 // function; the world picks the entry once per run, so inner loops never see a virtual call.
 #pragma once
+#include <coulomb/contact_operator.h>
 #include <coulomb/contact_problem.h>
 
 #include <nlohmann/json_fwd.hpp>
@@ -23,6 +24,7 @@ struct SolverOptions {
 };
 
 using SolveFn = SolverStats (*)(const ContactProblem&, const SolverOptions&, ContactSolution&);
+using SolveAssembledFn = SolverStats (*)(const AssembledProblem&, const SolverOptions&, ContactSolution&);
 
 struct SolverInfo {
   std::string name;
@@ -30,6 +32,7 @@ struct SolverInfo {
   bool rigid = true, soft = false, joints = false, gpu = false;  // what the solver handles
   std::vector<std::string> keys;  // option keys accepted in the scene's "solver" object
   SolveFn solve = nullptr;        // solution holds the warm start on entry, the result on exit
+  SolveAssembledFn solve_assembled = nullptr;  // the same on an assembled A (FCLib problems)
 };
 
 const std::vector<SolverInfo>& solver_registry();
