@@ -57,7 +57,7 @@ void assemble_contacts(const RigidModel& model, const RigidState& state, const s
       bias[0] += gap / settings.gap_horizon;                  // speculative: close the gap, no more
     else if (settings.baumgarte_beta > 0.0)
       bias[0] += settings.baumgarte_beta * gap / settings.dt; // push out a fraction of the overlap
-    out.add_contact(c.body_a, c.body_b, Ja, Jb, bias, coeffs[k].mu);
+    out.add_contact(c.body_a, c.body_b, Ja, Jb, bias, coeffs[k].mu, c.point);
   }
   out.finalize();
 }
@@ -75,7 +75,7 @@ void assemble_gap_problem(const RigidModel& model, const RigidState& state, cons
     Mat46 Ja, Jb;
     contact_jacobian(c.normal, t, s, c.point - state.x[std::size_t(c.body_a)], c.point - state.x[std::size_t(c.body_b)],
                      Ja, Jb);
-    out.add_contact(c.body_a, c.body_b, Ja, Jb, Vec4(-c.depth, 0.0, 0.0, 0.0), Vec3::Zero());
+    out.add_contact(c.body_a, c.body_b, Ja, Jb, Vec4(-c.depth, 0.0, 0.0, 0.0), Vec3::Zero(), c.point);
   }
   out.finalize();
 }

@@ -4,13 +4,14 @@
 namespace coulomb {
 
 void ContactProblem::clear_contacts() {
-  body_a.clear(); body_b.clear(); J_a.clear(); J_b.clear(); b.clear(); mu.clear();
+  body_a.clear(); body_b.clear(); J_a.clear(); J_b.clear(); b.clear(); mu.clear(); point.clear();
   MinvJT_a.clear(); MinvJT_b.clear(); A_diag.clear();
 }
 
-void ContactProblem::add_contact(int a, int b_body, const Mat46& Ja, const Mat46& Jb, const Vec4& bias, const Vec3& mu_k) {
+void ContactProblem::add_contact(int a, int b_body, const Mat46& Ja, const Mat46& Jb, const Vec4& bias, const Vec3& mu_k,
+                                 const Vec3& position) {
   body_a.push_back(a); body_b.push_back(b_body);
-  J_a.push_back(Ja); J_b.push_back(Jb); b.push_back(bias); mu.push_back(mu_k);
+  J_a.push_back(Ja); J_b.push_back(Jb); b.push_back(bias); mu.push_back(mu_k); point.push_back(position);
 }
 
 // M^-1 J^T for one body: the linear part scales by 1/m, the angular part by I^-1 (eq. 59-60).

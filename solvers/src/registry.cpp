@@ -3,6 +3,7 @@
 #include <coulomb/solver.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 
 namespace coulomb {
@@ -14,7 +15,9 @@ const std::vector<SolverInfo>& solver_registry() {
   static const std::vector<SolverInfo> registry = {
       {"pgs", "projected Gauss-Seidel with box friction and warm starting (seed 001 section 4)",
        /*rigid*/ true, /*soft*/ false, /*joints*/ false, /*gpu*/ false,
-       {"type", "max_iterations", "abs_tol", "rel_tol", "warm_start", "sor", "ordering"}, &solve_pgs, &solve_pgs_assembled},
+       {"type", "max_iterations", "abs_tol", "rel_tol", "warm_start", "record_history", "sor", "ordering", "cp_axis",
+        "cp_descending"},
+       &solve_pgs, &solve_pgs_assembled},
   };
   return registry;
 }
@@ -44,6 +47,39 @@ int positive_int(const nlohmann::json& v, const std::string& ptr) {
   return v.get<int>();
 }
 
+std::string one_of(const nlohmann::json& v, const std::string& ptr, std::initializer_list<const char*> names) {
+  std::string list;
+  for (const char* n : names) {
+    if (v.is_string() && v.get<std::string>() == n) return n;
+    list += std::string(list.empty() ? "" : ", ") + "\"" + n + "\"";
+  }
+  throw InputError(ptr, "expected one of " + list);
+}
+
+// {"strategy": "global"|"local"|"blocked", "initial": r, "nu": back-tracking} (seed 000 s.4.2)
+void parse_r_factor(const nlohmann::json& j, const std::string& pointer, SolverOptions& o) {
+  if (!j.is_object()) throw InputError(pointer, "expected an object");
+  bool nu_given = false;
+  for (const auto& [key, v] : j.items()) {
+    const std::string ptr = pointer + "/" + key;
+    if (key == "strategy") {
+      o.r_strategy = one_of(v, ptr, {"global", "local", "blocked"});
+    } else if (key == "initial") {
+      o.r_initial = number(v, ptr);
+      if (!(o.r_initial > 0.0)) throw InputError(ptr, "expected a number > 0");
+    } else if (key == "nu") {
+      o.r_nu = number(v, ptr);
+      nu_given = true;
+      if (!(o.r_nu > 0.0 && o.r_nu < 1.0)) throw InputError(ptr, "expected a back-tracking factor in (0, 1)");
+    } else {
+      throw InputError(ptr, "unknown key (known keys: strategy, initial, nu)");
+    }
+  }
+  // the paper's values: nu = 0.5 for global and blocked, 0.9 for local; local/blocked scale 1/A_ii by 1
+  if (!nu_given) o.r_nu = o.r_strategy == "local" ? 0.9 : 0.5;
+  if (!j.contains("initial") && o.r_strategy != "global") o.r_initial = 1.0;
+}
+
 }  // namespace
 
 SolverOptions parse_solver_options(const SolverInfo& info, const nlohmann::json& j, const std::string& pointer) {
@@ -64,15 +100,26 @@ SolverOptions parse_solver_options(const SolverInfo& info, const nlohmann::json&
     } else if (key == "warm_start") {
       if (!v.is_boolean()) throw InputError(ptr, "expected true or false");
       o.warm_start = v.get<bool>();
+    } else if (key == "record_history") {
+      if (!v.is_boolean()) throw InputError(ptr, "expected true or false");
+      o.record_history = v.get<bool>();
     } else if (key == "sor") {
       double x = number(v, ptr);
       if (!(x > 0.0 && x < 2.0)) throw InputError(ptr, "expected a relaxation factor in (0, 2)");
       o.sor = x;
     } else if (key == "ordering") {
-      // seed 001 section 5 orderings arrive with the PGS heuristics; this build has one.
-      if (!v.is_string() || v.get<std::string>() != "default")
-        throw InputError(ptr, "unsupported ordering (this build supports: \"default\")");
-      o.ordering = v.get<std::string>();
+      o.ordering = one_of(v, ptr, {"default", "ipp", "cp", "esp", "gsp"});
+    } else if (key == "cp_axis") {
+      if (!v.is_array() || v.size() != 3 || !v[0].is_number() || !v[1].is_number() || !v[2].is_number())
+        throw InputError(ptr, "expected an array of 3 numbers");
+      o.cp_axis = Vec3(v[0].get<double>(), v[1].get<double>(), v[2].get<double>());
+      if (!(o.cp_axis.norm() > 0.0) || !o.cp_axis.allFinite()) throw InputError(ptr, "expected a non-zero direction");
+      o.cp_axis.normalize();
+    } else if (key == "cp_descending") {
+      if (!v.is_boolean()) throw InputError(ptr, "expected true or false");
+      o.cp_descending = v.get<bool>();
+    } else if (key == "r_factor") {
+      parse_r_factor(v, ptr, o);
     }
   }
   return o;

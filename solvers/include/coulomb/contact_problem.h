@@ -27,6 +27,7 @@ struct ContactProblem {
   std::vector<Mat46> J_a, J_b;    // seed 000 eq. 56: rows [n t s tau] acting on (v, omega)
   std::vector<Vec4> b;            // v = A lambda + b (unit: m/s, rad/s for the torsion row)
   std::vector<Vec3> mu;           // (mu_s, mu_t, mu_tau): eq. 16 friction coefficients
+  std::vector<Vec3> point;        // world contact positions (orderings by position, seed 001 CP)
 
   // derived by finalize(): M^-1 J^T blocks (6x4) and the diagonal blocks A_kk (4x4)
   std::vector<Mat64> MinvJT_a, MinvJT_b;
@@ -35,7 +36,8 @@ struct ContactProblem {
   int num_bodies() const { return int(inv_mass.size()); }
   int num_contacts() const { return int(body_a.size()); }
   void clear_contacts();
-  void add_contact(int a, int b_body, const Mat46& Ja, const Mat46& Jb, const Vec4& bias, const Vec3& mu_k);
+  void add_contact(int a, int b_body, const Mat46& Ja, const Mat46& Jb, const Vec4& bias, const Vec3& mu_k,
+                   const Vec3& position);
   void finalize();
 
   // w = M^-1 J^T lambda, per body (nb x 6). Used by matrix-free solvers (seed 000 eq. 25-26).
@@ -57,6 +59,7 @@ struct SolverStats {
   bool converged = true;
   int divergence_detections = 0;  // r-factor back-tracks (PROX); 0 for PGS
   double time_ms = 0.0;
+  std::vector<double> history;    // the solver's own residual after each iteration (record_history)
 };
 
 }  // namespace coulomb

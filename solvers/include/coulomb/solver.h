@@ -18,9 +18,19 @@ struct SolverOptions {
   double abs_tol = 1e-6;        // stop when ||lambda^{k+1} - lambda^k||_inf <= abs_tol (unit: N s)
   double rel_tol = 1e-6;        // ... or <= rel_tol * ||lambda^{k+1}||_inf
   bool warm_start = true;       // start from the previous step's impulses
-  double sor = 1.0;             // pgs: successive over-relaxation factor in (0, 2)
-  std::string ordering = "default";  // pgs: contact ordering (seed 001 section 5)
   int threads = 1;              // worker threads available to the solver
+  bool record_history = false;  // fill SolverStats::history (studies; costs a merit per iteration)
+
+  // pgs (seed 001)
+  double sor = 1.0;                  // successive over-relaxation factor in (0, 2)
+  std::string ordering = "default";  // "default" | "ipp" | "cp" | "esp" | "gsp" (section 5)
+  Vec3 cp_axis = Vec3::UnitZ();      // cp: contacts sorted by position along this axis
+  bool cp_descending = false;        // cp: from the top of the axis down
+
+  // prox-gs, prox-jacobi (seed 000)
+  std::string r_strategy = "global";  // "global" | "local" | "blocked" (section 4.2)
+  double r_initial = 5.0;             // global: the initial r; local/blocked: a factor on 1/A_ii
+  double r_nu = 0.5;                  // back-tracking factor (0.5 global/blocked, 0.9 local)
 };
 
 using SolveFn = SolverStats (*)(const ContactProblem&, const SolverOptions&, ContactSolution&);
