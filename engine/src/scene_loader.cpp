@@ -44,7 +44,7 @@ using detail::Range;
 
 constexpr const char* kFormat = "coulomb-scene/1";
 // SCENE_FORMAT.md names "prox-gs" as the default; it becomes the default once it is registered.
-constexpr const char* kDefaultSolver = "pgs";
+constexpr const char* kDefaultSolver = "prox-gs";  // SCENE_FORMAT.md
 constexpr int kMaxBodies = 10'000'000;
 // random generator: consecutive rejected candidates before giving up on one body
 constexpr int kMaxPlacementTries = 10'000;

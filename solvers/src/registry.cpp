@@ -10,9 +10,21 @@ namespace coulomb {
 
 SolverStats solve_pgs(const ContactProblem&, const SolverOptions&, ContactSolution&);
 SolverStats solve_pgs_assembled(const AssembledProblem&, const SolverOptions&, ContactSolution&);
+SolverStats solve_prox_gs(const ContactProblem&, const SolverOptions&, ContactSolution&);
+SolverStats solve_prox_gs_assembled(const AssembledProblem&, const SolverOptions&, ContactSolution&);
+SolverStats solve_prox_jacobi(const ContactProblem&, const SolverOptions&, ContactSolution&);
+SolverStats solve_prox_jacobi_assembled(const AssembledProblem&, const SolverOptions&, ContactSolution&);
 
 const std::vector<SolverInfo>& solver_registry() {
   static const std::vector<SolverInfo> registry = {
+      {"prox-gs", "PROX Gauss-Seidel with the Coulomb-Contensou ellipsoid and adaptive r-factors (seed 000 algorithm 2)",
+       /*rigid*/ true, /*soft*/ false, /*joints*/ false, /*gpu*/ false,
+       {"type", "max_iterations", "abs_tol", "rel_tol", "warm_start", "record_history", "r_factor"},
+       &solve_prox_gs, &solve_prox_gs_assembled},
+      {"prox-jacobi", "PROX Jacobi, parallel over contacts (seed 000 algorithm 1)",
+       /*rigid*/ true, /*soft*/ false, /*joints*/ false, /*gpu*/ false,
+       {"type", "max_iterations", "abs_tol", "rel_tol", "warm_start", "record_history", "r_factor"},
+       &solve_prox_jacobi, &solve_prox_jacobi_assembled},
       {"pgs", "projected Gauss-Seidel with box friction and warm starting (seed 001 section 4)",
        /*rigid*/ true, /*soft*/ false, /*joints*/ false, /*gpu*/ false,
        {"type", "max_iterations", "abs_tol", "rel_tol", "warm_start", "record_history", "sor", "ordering", "cp_axis",
@@ -60,13 +72,18 @@ std::string one_of(const nlohmann::json& v, const std::string& ptr, std::initial
 void parse_r_factor(const nlohmann::json& j, const std::string& pointer, SolverOptions& o) {
   if (!j.is_object()) throw InputError(pointer, "expected an object");
   bool nu_given = false;
+  o.r_initial = 0.0;  // auto unless given
   for (const auto& [key, v] : j.items()) {
     const std::string ptr = pointer + "/" + key;
     if (key == "strategy") {
       o.r_strategy = one_of(v, ptr, {"global", "local", "blocked"});
     } else if (key == "initial") {
-      o.r_initial = number(v, ptr);
-      if (!(o.r_initial > 0.0)) throw InputError(ptr, "expected a number > 0");
+      if (v.is_string() && v.get<std::string>() == "auto") {
+        o.r_initial = 0.0;
+      } else {
+        o.r_initial = number(v, ptr);
+        if (!(o.r_initial > 0.0)) throw InputError(ptr, "expected a number > 0 or \"auto\"");
+      }
     } else if (key == "nu") {
       o.r_nu = number(v, ptr);
       nu_given = true;
@@ -77,7 +94,7 @@ void parse_r_factor(const nlohmann::json& j, const std::string& pointer, SolverO
   }
   // the paper's values: nu = 0.5 for global and blocked, 0.9 for local; local/blocked scale 1/A_ii by 1
   if (!nu_given) o.r_nu = o.r_strategy == "local" ? 0.9 : 0.5;
-  if (!j.contains("initial") && o.r_strategy != "global") o.r_initial = 1.0;
+  if (o.r_strategy != "global" && o.r_initial == 0.0) o.r_initial = 1.0;  // auto: 1 / A_ii itself
 }
 
 }  // namespace

@@ -332,7 +332,7 @@ TEST(SceneMistakes, ContactMaterialNamesUnknownMaterial) {
 }
 
 TEST(SceneMistakes, UnknownSolverType) {
-  expect_error(with(minimal_scene(), "/solver", {{"type", "magic"}}), "/solver/type", "available: pgs");
+  expect_error(with(minimal_scene(), "/solver", {{"type", "magic"}}), "/solver/type", "available: prox-gs, prox-jacobi, pgs");
 }
 
 TEST(SceneMistakes, SolverValidatesItsOwnKeys) {
@@ -467,7 +467,7 @@ TEST(SceneLoader, MinimalSceneGetsTheDocumentedDefaults) {
   EXPECT_EQ(s.steps, 10);
   EXPECT_EQ(s.integrator, IntegratorType::Moreau);
   EXPECT_STREQ(integrator_name(s.integrator), "moreau");
-  EXPECT_EQ(s.solver, "pgs");
+  EXPECT_EQ(s.solver, "prox-gs");  // SCENE_FORMAT.md default
   EXPECT_EQ(s.stabilization, StabilizationType::None);
   EXPECT_DOUBLE_EQ(s.envelope, 0.01);
   EXPECT_DOUBLE_EQ(s.margin, 0.0);

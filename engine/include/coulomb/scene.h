@@ -56,7 +56,7 @@ struct SceneDef {
   double dt = 0.01;                 // (unit: s)
   int steps = 0;
   IntegratorType integrator = IntegratorType::Moreau;
-  std::string solver = "pgs";
+  std::string solver = "prox-gs";
   SolverOptions solver_options;
   StabilizationType stabilization = StabilizationType::None;
   double baumgarte_beta = 0.2;
