@@ -1,4 +1,5 @@
-// Projected Gauss-Seidel with box friction (seed 001 section 4, eq. 16-18b).
+// Projected Gauss-Seidel with box friction (seed 001 section 4, eq. 16-18b) and the contact
+// orderings of seed 001 section 5.
 //
 // One template over the contact operator (matrix-free for scenes, seed 000 eq. 25-26; assembled
 // for FCLib). Per contact the velocity is evaluated once and kept current through the diagonal
@@ -6,63 +7,213 @@
 // the freshest normal impulse (seed 001 algorithm lines 5-7: l(lambda), u(lambda) updated after
 // each row). Box friction: |lambda_t| <= mu_s lambda_n and |lambda_s| <= mu_t lambda_n
 // independently, an outer approximation of the Coulomb cone (seed 000 section 3.1).
+//
+// Stopping test: ||lambda^{k+1} - lambda^k||_inf <= abs_tol or <= rel_tol ||lambda^{k+1}||_inf.
+// SolverStats::residual is the solver's own merit, Theta(lambda) = 1/2 H^T H of seed 001
+// eq. 22-23 at the returned impulses, over the rows PGS solves (pgs_orderings.h); with
+// record_history, SolverStats::history gets Theta after every iteration (one extra pass over the
+// contacts per iteration), the last entry being SolverStats::residual.
+//
+// Orderings (SolverOptions::ordering; seed 001 section 5, line 2b of the algorithm: i <- Pi(p)).
+// Each permutes contacts (a contact's rows stay together, normal first) and is computed once per
+// solve, after the warm start has been projected onto the box:
+//   default  contacts in the order given, the engine's deterministic lexicographic order.
+//   ipp      impulse propagation: by y_n = (A lambda0 + b)_n ascending, most approaching first.
+//   cp       coordinate permutation: by dot(ContactProblem::point, cp_axis), ascending, or
+//            descending with cp_descending; std::stable_sort, so ties keep the default order.
+//            An AssembledProblem (FCLib) has no contact positions: there "cp" runs exactly the
+//            default order (documented fallback; SolverStats does not flag it).
+//   esp      extreme staggered (eq. 19-21): every iteration sweeps the normal rows of all
+//            contacts, then the friction rows (t, s, and tau where mu_tau > 0) of all contacts.
+//            Holding the other set fixed during a sweep is what eq. 20-21's constants b'_n, b'_t
+//            do; the matrix-free velocity J w + b already equals A_nn lambda_n + b'_n then.
+//   gsp      greedy staggered: sweeps one set (normal rows, or friction rows) at a time and
+//            counts ONE ITERATION PER SET SWEEP, so max_iterations bounds set sweeps and
+//            SolverStats::iterations counts them (a set sweep visits every contact once, as a
+//            full sweep does, but solves only the set's rows of it). The first sweep is the
+//            normal set. The error measure of a set is its share of Theta (eq. 23: 1/2 the sum of
+//            H_i^2 over the set's rows), accumulated during each sweep at no extra pass: a row of
+//            the swept set is measured just before it is updated, a row of the other set right
+//            after the contact's update, so both shares are current. Next is swept the set with
+//            the larger share; but a set whose sweep met the stopping test is followed by the
+//            other set, and GSP stops when two consecutive sweeps, one of each set, both meet it
+//            (together they are one staggered sweep with ||lambda^{k+1} - lambda^k||_inf small).
+//            A normal sweep leaves friction impulses alone, so if GSP ends on one they are
+//            projected onto the final box (eq. 17) before returning.
+// All orderings keep the box projection, SOR (eq. 18c) and the warm start, and return impulses
+// inside the box. Results are deterministic: no threads, stable sorts. Cost: both operators
+// evaluate a contact's velocity as one 4-vector, so a set sweep still evaluates and updates the
+// whole contact (about 0.6 of a full sweep's time) and an ESP iteration, two passes over the
+// contacts, costs about 1.3 full sweeps; the paper's cheaper subproblems (A_nn, A_tt) would need
+// row-restricted velocity() / applied() calls in contact_operator.h.
+#include "pgs_orderings.h"
+
 #include <coulomb/merit.h>
 #include <coulomb/solver.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
+#include <utility>
 
 namespace coulomb {
 
 namespace {
 
-template <class Op>
-SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const int nc = op.size();
-  SolverStats stats;
-  if (!opt.warm_start || int(lambda.size()) != nc) lambda.assign(std::size_t(nc), Vec4::Zero());
+using pgs_detail::row_residual;
+using pgs_detail::solved_rows;
 
-  // a warm start must itself lie in the box before it is used
-  for (int k = 0; k < nc; ++k) {
+// Projects every impulse onto its box (seed 001 eq. 17): lambda_n >= 0, |lambda_j| <= mu_j lambda_n.
+template <class Op>
+void project_onto_box(const Op& op, std::vector<Vec4>& lambda) {
+  for (int k = 0; k < op.size(); ++k) {
     Vec4& l = lambda[std::size_t(k)];
     const Vec3& mu = op.mu(k);
     l[0] = std::max(0.0, l[0]);
     for (int r = 1; r < 4; ++r) l[r] = std::clamp(l[r], -mu[r - 1] * l[0], mu[r - 1] * l[0]);
   }
+}
+
+struct SweepResult {
+  double max_delta = 0.0;       // ||lambda^{k+1} - lambda^k||_inf over the swept rows
+  double max_lambda = 0.0;      // ||lambda^{k+1}||_inf over the swept rows
+  double theta_normal = 0.0;    // Track only: the normal rows' share of Theta (GSP error measure)
+  double theta_friction = 0.0;  // Track only: the friction rows' share
+};
+
+// One projected Gauss-Seidel pass (seed 001 algorithm lines 2-8 with line 2b's permutation) over
+// the contacts in `order`, solving rows First..Last of each (0..3: all; 0..0: the normal set;
+// 1..3: the friction set of eq. 21). With Track, also accumulates each set's share of Theta.
+template <int First, int Last, bool Track, class Op>
+SweepResult sweep(Op& op, std::vector<Vec4>& lambda, const std::vector<int>& order, double sor) {
+  SweepResult s;
+  for (const int k : order) {
+    Vec4& l = lambda[std::size_t(k)];
+    const Mat4& A = op.diag(k);
+    const Vec3& mu = op.mu(k);
+    Vec4 v = op.velocity(k, lambda);
+    Vec4 dl = Vec4::Zero();
+    const int rows = solved_rows(mu);  // no torsion row without torsional friction
+    const int end = std::min(Last + 1, rows);
+    for (int r = First; r < end; ++r) {
+      if (!(A(r, r) > 0.0)) continue;  // a row no body can respond to
+      if constexpr (Track) {
+        const double h = row_residual(l, v, mu, r);  // seed 001 eq. 22, before the update
+        (r == 0 ? s.theta_normal : s.theta_friction) += 0.5 * h * h;
+      }
+      // eq. 16-17 with the SOR splitting (18c): a relaxed Gauss-Seidel step, projected on the box
+      // of pgs_detail::row_bounds (written out: a clamp to +inf for the normal row costs ~2%)
+      double x = l[r] - sor * v[r] / A(r, r);
+      x = r == 0 ? std::max(0.0, x) : std::clamp(x, -mu[r - 1] * l[0], mu[r - 1] * l[0]);
+      const double d = x - l[r];
+      l[r] = x;
+      dl[r] += d;
+      v += A.col(r) * d;  // the other rows of this contact see the change at once
+      s.max_delta = std::max(s.max_delta, std::abs(d));
+      s.max_lambda = std::max(s.max_lambda, std::abs(x));
+    }
+    if constexpr (Track) {
+      for (int r = 0; r < rows; ++r) {
+        if ((r >= First && r < end) || !(A(r, r) > 0.0)) continue;
+        const double h = row_residual(l, v, mu, r);  // the other set, after this contact's update
+        (r == 0 ? s.theta_normal : s.theta_friction) += 0.5 * h * h;
+      }
+    }
+    if (dl != Vec4::Zero()) op.applied(k, dl);
+  }
+  return s;
+}
+
+// Theta of the current iterate from the operator's current state (no reset): one pass.
+template <class Op>
+double current_theta(Op& op, const std::vector<Vec4>& lambda, std::vector<Vec4>& v) {
+  v.resize(std::size_t(op.size()));
+  for (int k = 0; k < op.size(); ++k) v[std::size_t(k)] = op.velocity(k, lambda);
+  return pgs_detail::theta(std::as_const(op), lambda, v);
+}
+
+// `point` holds the contact positions, or is null where there are none (assembled problems).
+template <class Op>
+SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, const std::vector<Vec3>* point) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int nc = op.size();
+  SolverStats stats;
+  if (!opt.warm_start || int(lambda.size()) != nc) lambda.assign(std::size_t(nc), Vec4::Zero());
+
+  project_onto_box(op, lambda);  // a warm start must itself lie in the box before it is used
   op.reset(lambda);
 
+  // the permutation Pi of seed 001 section 5, once per solve
+  std::vector<int> order;
+  if (opt.ordering == "ipp") {
+    std::vector<Vec4> v0;
+    all_velocities(op, lambda, v0);  // y = A lambda0 + b
+    order = pgs_detail::ipp_order(v0);
+  } else if (opt.ordering == "cp" && point) {
+    order = pgs_detail::cp_order(*point, opt.cp_axis, opt.cp_descending);
+  } else {
+    order = pgs_detail::identity_order(nc);
+  }
+
+  const auto small = [&](double delta, double max_lambda) {
+    return delta <= opt.abs_tol || delta <= opt.rel_tol * max_lambda;
+  };
+  std::vector<Vec4> scratch;
+  // history: Theta after each iteration but the last, which is pushed from the final evaluation
+  const auto record = [&](int it) {
+    if (opt.record_history && it + 1 < opt.max_iterations) stats.history.push_back(current_theta(op, lambda, scratch));
+  };
+
   stats.converged = nc == 0;
-  for (int it = 0; it < opt.max_iterations && nc > 0; ++it) {
-    double max_delta = 0.0, max_lambda = 0.0;
-    for (int k = 0; k < nc; ++k) {
-      Vec4& l = lambda[std::size_t(k)];
-      const Mat4& A = op.diag(k);
-      const Vec3& mu = op.mu(k);
-      Vec4 v = op.velocity(k, lambda);
-      Vec4 dl = Vec4::Zero();
-      const int rows = mu[2] > 0.0 ? 4 : 3;  // no torsion row without torsional friction
-      for (int r = 0; r < rows; ++r) {
-        if (!(A(r, r) > 0.0)) continue;  // a row no body can respond to
-        double x = l[r] - opt.sor * v[r] / A(r, r);
-        x = r == 0 ? std::max(0.0, x) : std::clamp(x, -mu[r - 1] * l[0], mu[r - 1] * l[0]);
-        const double d = x - l[r];
-        l[r] = x;
-        dl[r] += d;
-        v += A.col(r) * d;  // the other rows of this contact see the change at once
-        max_delta = std::max(max_delta, std::abs(d));
-        max_lambda = std::max(max_lambda, std::abs(x));
+  if (nc > 0 && opt.ordering == "esp") {
+    for (int it = 0; it < opt.max_iterations; ++it) {
+      const SweepResult n = sweep<0, 0, false>(op, lambda, order, opt.sor);  // eq. 20
+      const SweepResult f = sweep<1, 3, false>(op, lambda, order, opt.sor);  // eq. 21
+      stats.iterations = it + 1;
+      if (small(std::max(n.max_delta, f.max_delta), std::max(n.max_lambda, f.max_lambda))) {
+        stats.converged = true;
+        break;
       }
-      if (dl != Vec4::Zero()) op.applied(k, dl);
+      record(it);
     }
-    stats.iterations = it + 1;
-    stats.residual = max_delta;
-    if (max_delta <= opt.abs_tol || max_delta <= opt.rel_tol * max_lambda) {
-      stats.converged = true;
-      break;
+  } else if (nc > 0 && opt.ordering == "gsp") {
+    int set = 0;                      // 0: normal rows, 1: friction rows
+    int previous = -1;                // the set of the previous sweep if it met the stopping test
+    double set_max_lambda[2] = {0.0, 0.0};
+    for (int it = 0; it < opt.max_iterations; ++it) {
+      const SweepResult s = set == 0 ? sweep<0, 0, true>(op, lambda, order, opt.sor)
+                                     : sweep<1, 3, true>(op, lambda, order, opt.sor);
+      stats.iterations = it + 1;
+      set_max_lambda[set] = s.max_lambda;  // the other set is unchanged since its last sweep
+      const bool met = small(s.max_delta, std::max(set_max_lambda[0], set_max_lambda[1]));
+      if (met && previous == 1 - set) {
+        stats.converged = true;
+        break;
+      }
+      record(it);
+      const double own = set == 0 ? s.theta_normal : s.theta_friction;
+      const double other = set == 0 ? s.theta_friction : s.theta_normal;
+      previous = met ? set : -1;
+      if (met || !(own > other)) set = 1 - set;  // greedy: the set with the larger error next
+    }
+  } else {
+    for (int it = 0; it < opt.max_iterations && nc > 0; ++it) {
+      const SweepResult s = sweep<0, 3, false>(op, lambda, order, opt.sor);
+      stats.iterations = it + 1;
+      if (small(s.max_delta, s.max_lambda)) {
+        stats.converged = true;
+        break;
+      }
+      record(it);
     }
   }
+
+  // GSP may end on a normal sweep: its friction impulses then get the final box. For the other
+  // orderings every friction row was projected after its normal row, so this changes nothing.
+  project_onto_box(op, lambda);
+  stats.residual = pgs_detail::theta(op, lambda);  // seed 001 eq. 23, from a fresh A lambda + b
+  if (opt.record_history && stats.iterations > 0) stats.history.push_back(stats.residual);
   stats.merit = fclib_merit(op, lambda);
   stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return stats;
@@ -71,13 +222,16 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda) {
 }  // namespace
 
 SolverStats solve_pgs(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
+  if (opt.ordering == "cp" && p.point.size() != std::size_t(p.num_contacts()))
+    throw std::invalid_argument("pgs ordering \"cp\": ContactProblem::point must hold one position per contact");
   MatrixFreeOperator op(p);
-  return pgs(op, opt, sol.lambda);
+  return pgs(op, opt, sol.lambda, &p.point);
 }
 
+// FCLib problems carry no contact positions: "cp" runs the default order here.
 SolverStats solve_pgs_assembled(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   AssembledOperator op(p);
-  return pgs(op, opt, sol.lambda);
+  return pgs(op, opt, sol.lambda, nullptr);
 }
 
 }  // namespace coulomb
