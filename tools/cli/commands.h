@@ -18,8 +18,18 @@ struct RunArgs {
   bool quiet = false;
 };
 
+// `coulomb fclib`: FCLib local problems through the registered solvers (solvers/README.md).
+struct FclibArgs {
+  std::vector<std::string> files;
+  std::vector<std::string> solvers;  // empty: every solver with an assembled form
+  double tol = 1e-8;                 // abs_tol and rel_tol
+  int max_iterations = 10000;
+  bool json = false;                 // one JSON object per line instead of a table
+};
+
 int run(const RunArgs& args);
 int validate(const RunArgs& args);
 int info(bool json);
+int fclib(const FclibArgs& args);
 
 }  // namespace coulomb::cli

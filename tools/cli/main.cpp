@@ -32,6 +32,17 @@ int main(int argc, char** argv) {
   CLI::App* info = app.add_subcommand("info", "list solvers, integrators, shapes and build features");
   info->add_flag("--json", json, "print one JSON object");
 
+  coulomb::cli::FclibArgs fclib_args;
+  CLI::App* fclib = app.add_subcommand("fclib", "solve FCLib local problems (HDF5) and compare merits with libfclib's");
+  fclib->add_option("files", fclib_args.files, "FCLib local problem files")->required();
+  fclib->add_option("--solver", fclib_args.solvers, "solver to run (repeatable; default: all with an assembled form)")
+      ->allow_extra_args(false);
+  fclib->add_option("--tol", fclib_args.tol, "abs_tol and rel_tol of the solvers (default 1e-8)")
+      ->check(CLI::NonNegativeNumber);
+  fclib->add_option("--max-iterations", fclib_args.max_iterations, "iteration limit (default 10000)")
+      ->check(CLI::Range(1, 100000000));
+  fclib->add_flag("--json", fclib_args.json, "one JSON object per line instead of a table");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -44,5 +55,6 @@ int main(int argc, char** argv) {
   }
   if (run->parsed()) return coulomb::cli::run(args);
   if (validate->parsed()) return coulomb::cli::validate(args);
+  if (fclib->parsed()) return coulomb::cli::fclib(fclib_args);
   return coulomb::cli::info(json);
 }
