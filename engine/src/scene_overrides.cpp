@@ -5,7 +5,6 @@
 namespace coulomb {
 
 void apply_overrides(nlohmann::json& doc, const SceneOverrides& o) {
-  for (const std::string& s : o.set) apply_override(doc, s);
   if (!doc.is_object()) return;  // parse_scene reports it
   if (!o.solver.empty()) {
     nlohmann::json solver = {{"type", o.solver}};
@@ -14,6 +13,8 @@ void apply_overrides(nlohmann::json& doc, const SceneOverrides& o) {
         if (doc["solver"].contains(key)) solver[key] = doc["solver"][key];
     doc["solver"] = solver;
   }
+  // after --solver, so that --set can refine the chosen solver's own keys
+  for (const std::string& s : o.set) apply_override(doc, s);
   if (o.dt > 0.0 || o.steps > 0) {
     if (!doc.contains("time") || !doc["time"].is_object()) doc["time"] = nlohmann::json::object();
     if (o.dt > 0.0) doc["time"]["dt"] = o.dt;

@@ -211,9 +211,11 @@ void World::stabilize() {
   detect(gap_contacts_);
   assemble_gap_problem(model_, state_, gap_contacts_, gap_problem_);
   ContactSolution displacement;
-  SolverOptions opt = scene_.solver_options;
+  SolverOptions opt;  // plain PGS: the scene's solver options belong to the velocity problem
+  opt.max_iterations = scene_.solver_options.max_iterations;
+  opt.abs_tol = scene_.solver_options.abs_tol;
+  opt.rel_tol = scene_.solver_options.rel_tol;
   opt.warm_start = false;
-  opt.sor = 1.0;
   solve_pgs(gap_problem_, opt, displacement);
   gap_problem_.body_impulse_response(displacement.lambda, dw_);
   apply_displacements(model_, dw_, state_);

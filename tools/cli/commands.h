@@ -27,7 +27,18 @@ struct FclibArgs {
   bool json = false;                 // one JSON object per line instead of a table
 };
 
+struct StudyArgs {
+  std::vector<std::string> scenes;
+  std::string out = "out/study";
+  std::string part = "all";        // "prox" | "orderings" | "all"
+  int steps = 450;                 // seed 000 section 5: the first 450 steps
+  int max_iterations = 1000;
+  double tol = 1e-3;               // abs and rel tolerance of the PROX runs
+  double theta_drop = 1e-3;        // orderings: reach Theta <= theta_drop * Theta after iteration 1
+};
+
 int run(const RunArgs& args);
+int study(const StudyArgs& args);
 int validate(const RunArgs& args);
 int info(bool json);
 int fclib(const FclibArgs& args);

@@ -28,6 +28,17 @@ int main(int argc, char** argv) {
   CLI::App* validate = app.add_subcommand("validate", "check a scene without simulating it");
   add_scene_options(validate);
 
+  coulomb::cli::StudyArgs study_args;
+  CLI::App* study = app.add_subcommand("study", "rerun the convergence studies of seeds 000 and 001 (CSV output; tools/study plots)");
+  study->add_option("scenes", study_args.scenes, "scene files")->required();
+  study->add_option("--out", study_args.out, "output folder");
+  study->add_option("--part", study_args.part, "prox, orderings or all")->check(CLI::IsMember({"prox", "orderings", "all"}));
+  study->add_option("--steps", study_args.steps, "steps per run")->check(CLI::Range(1, 100000));
+  study->add_option("--max-iterations", study_args.max_iterations, "iterations per step")->check(CLI::Range(1, 1000000));
+  study->add_option("--tol", study_args.tol, "PROX absolute and relative tolerance")->check(CLI::NonNegativeNumber);
+  study->add_option("--theta-drop", study_args.theta_drop, "orderings: reach Theta <= drop * Theta of the first iteration")
+      ->check(CLI::PositiveNumber);
+
   bool json = false;
   CLI::App* info = app.add_subcommand("info", "list solvers, integrators, shapes and build features");
   info->add_flag("--json", json, "print one JSON object");
@@ -55,6 +66,7 @@ int main(int argc, char** argv) {
   }
   if (run->parsed()) return coulomb::cli::run(args);
   if (validate->parsed()) return coulomb::cli::validate(args);
+  if (study->parsed()) return coulomb::cli::study(study_args);
   if (fclib->parsed()) return coulomb::cli::fclib(fclib_args);
   return coulomb::cli::info(json);
 }

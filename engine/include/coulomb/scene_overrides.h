@@ -11,8 +11,8 @@
 namespace coulomb {
 
 struct SceneOverrides {
-  std::vector<std::string> set;  // "POINTER=VALUE", applied first, in order
   std::string solver;            // replaces /solver, keeping the keys every solver shares
+  std::vector<std::string> set;  // "POINTER=VALUE", applied after --solver, in order
   double dt = 0.0;               // > 0: replaces /time/dt (a duration is kept, so steps follow)
   int steps = 0;                 // > 0: replaces the duration or step count
 };

@@ -81,6 +81,8 @@ class World {
   // Contacts of the last step and their impulses (normal, t, s, torsion) (unit: N s).
   const std::vector<Contact>& contacts() const { return contacts_; }
   const std::vector<Vec4>& contact_impulses() const { return solution_.lambda; }
+  // The contact problem the solver got in the last step (for studies that re-solve it).
+  const ContactProblem& last_problem() const { return problem_; }
 
  private:
   int detect(std::vector<Contact>& out) const;  // returns the broadphase pair count
