@@ -25,6 +25,7 @@ struct FclibArgs {
   double tol = 1e-8;                 // abs_tol and rel_tol
   int max_iterations = 10000;
   bool json = false;                 // one JSON object per line instead of a table
+  std::string r_strategy = "local";  // PROX r-factor strategy (seed 000 section 4.2)
 };
 
 struct StudyArgs {

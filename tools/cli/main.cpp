@@ -52,6 +52,8 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   fclib->add_option("--max-iterations", fclib_args.max_iterations, "iteration limit (default 10000)")
       ->check(CLI::Range(1, 100000000));
+  fclib->add_option("--r-strategy", fclib_args.r_strategy, "PROX r-factor strategy: global (r = 1/max A_ii), local, blocked")
+      ->check(CLI::IsMember({"global", "local", "blocked"}));
   fclib->add_flag("--json", fclib_args.json, "one JSON object per line instead of a table");
 
   try {
