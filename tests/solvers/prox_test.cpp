@@ -95,6 +95,19 @@ ContactProblem box_on_ground(const Vec3& v, double mu) {
   return p;
 }
 
+// total normal impulse and total friction impulse (world frame) of a solution
+std::pair<double, Vec3> totals(const ContactSolution& sol) {
+  Vec3 t, s;
+  tangent_basis(Vec3::UnitZ(), t, s);
+  double n = 0.0;
+  Vec3 f = Vec3::Zero();
+  for (const Vec4& l : sol.lambda) {
+    n += l[0];
+    f += l[1] * t + l[2] * s;
+  }
+  return {n, f};
+}
+
 SolverOptions tight(const std::string& strategy) {
   SolverOptions o;
   o.max_iterations = 5000;
@@ -119,14 +132,7 @@ TEST_P(ProxSchemes, DiagonalSlidingGivesExactCoulombFriction) {
   EXPECT_TRUE(st.converged) << solver << " " << strategy;
   EXPECT_LT(st.merit, 1e-8);
   // total friction impulse opposes the motion and equals mu times the normal impulse (the cone)
-  Vec3 t, s;
-  tangent_basis(Vec3::UnitZ(), t, s);
-  double n = 0.0;
-  Vec3 f = Vec3::Zero();
-  for (const Vec4& l : sol.lambda) {
-    n += l[0];
-    f += l[1] * t + l[2] * s;
-  }
+  const auto [n, f] = totals(sol);
   EXPECT_NEAR(n, 2.0 * 0.0981, 1e-8);  // m g dt: the free velocity -g dt is cancelled
   EXPECT_NEAR(f.norm(), 0.3 * n, 1e-8);
   EXPECT_NEAR(f.normalized().dot(-Vec3(1, 1, 0).normalized()), 1.0, 1e-8);
@@ -142,14 +148,7 @@ TEST(Prox, BoxFrictionOfPgsIsNotIsotropic) {
   const ContactProblem p = box_on_ground(Vec3(1.0 / std::sqrt(2.0), 1.0 / std::sqrt(2.0), -0.0981), 0.3);
   ContactSolution sol;
   find_solver("pgs")->solve(p, tight("global"), sol);
-  Vec3 t, s;
-  tangent_basis(Vec3::UnitZ(), t, s);
-  double n = 0.0;
-  Vec3 f = Vec3::Zero();
-  for (const Vec4& l : sol.lambda) {
-    n += l[0];
-    f += l[1] * t + l[2] * s;
-  }
+  const auto [n, f] = totals(sol);
   EXPECT_GT(f.norm(), 1.3 * 0.3 * n);
 }
 

@@ -1,6 +1,10 @@
 // The subcommands of the `coulomb` executable. Each returns the process exit code of
 // SCENE_FORMAT.md: 0 success, 1 other failure, 2 invalid scene or arguments, 3 invalid state.
 #pragma once
+#include <coulomb/error.h>
+
+#include <exception>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -37,6 +41,20 @@ struct StudyArgs {
   double tol = 1e-3;               // abs and rel tolerance of the PROX runs
   double theta_drop = 1e-3;        // orderings: reach Theta <= theta_drop * Theta after iteration 1
 };
+
+// Runs a body of work and maps exceptions to the exit codes of SCENE_FORMAT.md.
+template <class F>
+int guarded(F&& f) {
+  try {
+    return f();
+  } catch (const InputError& e) {
+    std::cerr << "coulomb: invalid input: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "coulomb: error: " << e.what() << "\n";
+    return 1;
+  }
+}
 
 int run(const RunArgs& args);
 int study(const StudyArgs& args);

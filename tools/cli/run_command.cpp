@@ -35,20 +35,6 @@ void draw_progress(int step, int total, double ms_per_step) {
   std::fflush(stderr);
 }
 
-// Runs a body of work and maps exceptions to the exit codes of SCENE_FORMAT.md.
-template <class F>
-int guarded(F&& f) {
-  try {
-    return f();
-  } catch (const InputError& e) {
-    std::cerr << "coulomb: invalid input: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "coulomb: error: " << e.what() << "\n";
-    return 1;
-  }
-}
-
 }  // namespace
 
 int run(const RunArgs& a) {

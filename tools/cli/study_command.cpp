@@ -80,7 +80,14 @@ void orderings_study(const StudyArgs& a, std::ofstream& out) {
     o.steps = a.steps;
     World w(load_scene(file, o));
     const SolverInfo* pgs = find_solver("pgs");
-    struct Acc { double ms = 0.0; long iters = 0; double to_target = 0.0; int reached = 0; int problems = 0; double ms_to_target = 0.0; };
+    struct Acc {
+      double ms = 0.0;
+      long iters = 0;
+      double to_target = 0.0;
+      int reached = 0;
+      int problems = 0;
+      std::vector<double> ms_to_target;  // per problem, -1 if the target was not reached
+    };
     std::map<std::string, Acc> acc;
     while (w.step_count() < w.total_steps()) {
       if (!w.step().ok()) break;
@@ -100,12 +107,13 @@ void orderings_study(const StudyArgs& a, std::ofstream& out) {
         c.ms += st.time_ms;
         c.iters += st.iterations;
         ++c.problems;
+        c.ms_to_target.push_back(-1.0);
         const double target = st.history.empty() ? 0.0 : a.theta_drop * st.history.front();
         const auto hit = std::find_if(st.history.begin(), st.history.end(), [&](double th) { return th <= target; });
         if (hit != st.history.end()) {
           const double k = double(hit - st.history.begin() + 1);
           c.to_target += k;
-          c.ms_to_target += k * st.time_ms / std::max(1, st.iterations);
+          c.ms_to_target.back() = k * st.time_ms / std::max(1, st.iterations);
           ++c.reached;
         }
       }
@@ -115,7 +123,14 @@ void orderings_study(const StudyArgs& a, std::ofstream& out) {
       const Acc& c = acc[ord];
       const double ms_per_it = c.ms / double(std::max(1L, c.iters));
       const double mean_to_target = c.reached ? c.to_target / c.reached : -1.0;
-      const double speedup = c.ms_to_target > 0.0 && c.reached == base.reached ? base.ms_to_target / c.ms_to_target : -1.0;
+      // eq. 24 over the problems both this ordering and default PGS brought to the target
+      double t_base = 0.0, t_ord = 0.0;
+      for (std::size_t i = 0; i < c.ms_to_target.size() && i < base.ms_to_target.size(); ++i)
+        if (c.ms_to_target[i] >= 0.0 && base.ms_to_target[i] >= 0.0) {
+          t_base += base.ms_to_target[i];
+          t_ord += c.ms_to_target[i];
+        }
+      const double speedup = t_ord > 0.0 ? t_base / t_ord : -1.0;
       out << scene_name(file) << ',' << ord << ',' << c.problems << ',' << ms_per_it << ',' << c.reached << ','
           << mean_to_target << ',' << speedup << '\n';
     }
@@ -126,7 +141,7 @@ void orderings_study(const StudyArgs& a, std::ofstream& out) {
 }  // namespace
 
 int study(const StudyArgs& a) {
-  try {
+  return guarded([&] {
     std::filesystem::create_directories(a.out);
     if (a.part != "orderings") {
       std::ofstream steps(std::filesystem::path(a.out) / "prox_steps.csv"), quart(std::filesystem::path(a.out) / "prox_quartiles.csv");
@@ -140,13 +155,7 @@ int study(const StudyArgs& a) {
       orderings_study(a, ord);
     }
     return 0;
-  } catch (const InputError& e) {
-    std::cerr << "coulomb: invalid input: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "coulomb: error: " << e.what() << "\n";
-    return 1;
-  }
+  });
 }
 
 }  // namespace coulomb::cli
