@@ -6,8 +6,10 @@
 //   pair appears once; the dispatcher calls the mirrored entry with swapped arguments and
 //   flips normals and features, so no pair function knows about symmetry.
 // - Closed forms where they are exact and short (balls, segments, planes). Box-box is
-//   Bullet's btBoxBoxDetector (the ODE detector by R. Smith). Every other convex pair gets its
-//   normal and depth from libccd's GJK+EPA and its manifold from the shapes' support features
+//   Bullet's btBoxBoxDetector (the ODE detector by R. Smith) when it finds a full 4-point face
+//   manifold. Every other convex pair gets its normal and depth from penetration.h (an exact
+//   separating-axis test for two polytopes, libccd's GJK+EPA otherwise) and its manifold from
+//   the shapes' support features
 //   along that normal: the incident feature is clipped against the side planes of the
 //   reference face (Sutherland & Hodgman 1974, as in Box2D's b2ClipPolygons and Bullet's
 //   btPolyhedralContactClipping) and each clipped point is measured against the face plane.
@@ -17,9 +19,10 @@
 //   the same points in the same order.
 #include <coulomb/narrowphase.h>
 
+#include "penetration.h"
+
 #include <BulletCollision/CollisionDispatch/btBoxBoxDetector.h>
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
-#include <ccd/ccd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -29,6 +32,11 @@
 
 namespace coulomb {
 namespace {
+
+using detail::keep;
+using detail::Penetration;
+using detail::penetration;
+using detail::Placed;
 
 constexpr std::size_t kMaxManifold = 4;
 constexpr int kRimSamples = 16;  // cylinder caps are sampled as 16-gons
@@ -44,14 +52,10 @@ constexpr double kNoFace = 2.0;
 constexpr int kChildStride = 1024;
 constexpr int kMaxCompoundDepth = 16;
 
-// A shape placed in the world; `index` is its slot in the library, `depth` its compound nesting.
-struct Placed { int index; const Shape& shape; Pose pose; int depth = 0; };
 
 using PairFn = void (*)(const ShapeLibrary&, const Placed&, const Placed&, double, std::vector<ContactPoint>&);
 void dispatch(const ShapeLibrary& lib, const Placed& a, const Placed& b, double envelope, std::vector<ContactPoint>& out);
 
-// touching (depth 0) always counts; a gap counts while it is smaller than the envelope
-bool keep(double depth, double envelope) { return depth >= 0.0 || depth > -envelope; }
 
 // turns points computed for (b, a) into points for (a, b)
 void flip(std::vector<ContactPoint>& pts, std::size_t from) {
@@ -249,197 +253,6 @@ void cylinder_plane(const ShapeLibrary&, const Placed& a, const Placed& b, doubl
 
 void plane_plane(const ShapeLibrary&, const Placed&, const Placed&, double, std::vector<ContactPoint>&) {}
 
-// ---- general convex pairs: libccd GJK+EPA for the axis, support features for the manifold ----
-
-// libccd object: a shape at a pose, optionally grown by a ball of radius `grow`
-// (first_dir: GJK's first search direction, read from a; zero: the line of centres)
-struct CcdBody { const Shape* shape; Pose pose; double grow; Vec3 first_dir = Vec3::Zero(); };
-
-Vec3 world_support(const CcdBody& body, const Vec3& d) {
-  Vec3 x = body.pose.apply(support(*body.shape, body.pose.q.conjugate() * d));
-  const double len = d.norm();
-  if (body.grow > 0.0 && len > 0.0) x += d * (body.grow / len);  // supports add under Minkowski sums
-  return x;
-}
-
-// exact overlap of the two bodies' projections on n: the depth a translation along n must undo
-double overlap(const CcdBody& a, const CcdBody& b, const Vec3& n) {
-  return (world_support(a, n) - world_support(b, -n)).dot(n);
-}
-
-void ccd_support(const void* obj, const ccd_vec3_t* dir, ccd_vec3_t* out) {
-  const Vec3 x = world_support(*static_cast<const CcdBody*>(obj), Vec3(dir->v[0], dir->v[1], dir->v[2]));
-  for (int k = 0; k < 3; ++k) out->v[k] = x[k];
-}
-
-void ccd_center(const void* obj, ccd_vec3_t* c) {
-  const Vec3& p = static_cast<const CcdBody*>(obj)->pose.p;
-  for (int k = 0; k < 3; ++k) c->v[k] = p[k];
-}
-
-// start GJK along the line of centres (or a given axis) instead of libccd's fixed +x
-void ccd_first_dir(const void* o1, const void* o2, ccd_vec3_t* dir) {
-  const auto& a = *static_cast<const CcdBody*>(o1);
-  Vec3 d = a.first_dir.squaredNorm() > 0.0 ? a.first_dir : Vec3(static_cast<const CcdBody*>(o2)->pose.p - a.pose.p);
-  if (d.squaredNorm() == 0.0) d = Vec3::UnitX();
-  for (int k = 0; k < 3; ++k) dir->v[k] = d[k];
-}
-
-// outward face normals in the world: candidate axes when EPA needs a second opinion
-void face_axes(const CcdBody& body, double sign, std::vector<Vec3>& axes) {
-  const Shape& s = *body.shape;
-  for (int k = (s.type == ShapeType::Box ? 0 : s.type == ShapeType::Cylinder ? 2 : 3); k < 3; ++k)
-    for (double side : {sign, -sign}) axes.push_back(side * body.pose.rotate(Vec3::Unit(k)));
-  if (s.type == ShapeType::Convex)
-    for (const Vec3& n : s.hull.face_normals) axes.push_back(sign * body.pose.rotate(n));
-}
-
-// contact axis n from a to b; depth < 0 is a separation
-struct Penetration { Vec3 n = Vec3::Zero(); double depth = 0.0; };
-
-ccd_t ccd_settings(double scale) {
-  ccd_t ccd;
-  CCD_INIT(&ccd);
-  ccd.support1 = ccd_support;
-  ccd.support2 = ccd_support;
-  ccd.center1 = ccd_center;
-  ccd.center2 = ccd_center;
-  ccd.first_dir = ccd_first_dir;
-  ccd.max_iterations = 256;
-  // libccd's EPA stops when |w| * (support gain) or a squared distance drops below this (m^2);
-  // its default (1e-4) lets shallow contacts stop far from the answer
-  ccd.epa_tolerance = 1e-14 * scale * scale;
-  ccd.mpr_tolerance = 1e-9 * scale;
-  return ccd;
-}
-
-Vec3 to_vec(const ccd_vec3_t& v) { return {v.v[0], v.v[1], v.v[2]}; }
-bool unit(const Vec3& n) { return n.allFinite() && std::abs(n.norm() - 1.0) < 1e-6; }
-
-// How much a GJK+EPA answer can be trusted.
-enum class Axis { None, Estimated, Certified };
-
-// One GJK+EPA run; None when libccd finds the bodies disjoint or touching (EPA depth below
-// `touching`: no defined axis). The EPA depth never exceeds the true one (its polytope lies
-// inside the Minkowski difference), so when the exact overlap along its axis matches it, the
-// axis is optimal and the answer Certified.
-Axis ccd_epa(const CcdBody& a, const CcdBody& b, const ccd_t& ccd, double touching, Penetration& pen) {
-  ccd_real_t depth = 0.0;
-  ccd_vec3_t dir, pos;
-  pen = {};
-  if (ccdGJKPenetration(&a, &b, &ccd, &depth, &dir, &pos) != 0 || !(depth > touching)) return Axis::None;
-  const Vec3 n = to_vec(dir);
-  if (!unit(n) || !std::isfinite(depth)) return Axis::Estimated;
-  pen = {n.normalized(), overlap(a, b, n.normalized())};
-  return pen.depth <= depth + touching ? Axis::Certified : Axis::Estimated;
-}
-
-// Penetration axis of two overlapping bodies. libccd 2.1's EPA does not remove every face a new
-// vertex sees, so on deep overlaps it can stop at an interior face; then we retry GJK from the
-// best of the EPA axis, the MPR axis (Snethen, XenoCollide, Game Programming Gems 7) and the
-// face normals, and keep that candidate (an exact overlap, an upper bound) if EPA fails again.
-Axis ccd_penetration(const CcdBody& a, const CcdBody& b, double scale, Penetration& pen) {
-  const ccd_t ccd = ccd_settings(scale);
-  const double touching = 1e-6 * scale;
-  const Axis first = ccd_epa(a, b, ccd, touching, pen);
-  if (first != Axis::Estimated) return first;
-  std::vector<Vec3> axes;
-  if (unit(pen.n)) axes.push_back(pen.n);
-  ccd_real_t depth = 0.0;
-  ccd_vec3_t dir, pos;
-  if (ccdMPRPenetration(&a, &b, &ccd, &depth, &dir, &pos) == 0 && unit(to_vec(dir))) axes.push_back(to_vec(dir).normalized());
-  face_axes(a, 1.0, axes);
-  face_axes(b, -1.0, axes);
-  if (axes.empty()) return Axis::None;
-  Penetration best{axes[0], overlap(a, b, axes[0])};
-  for (const Vec3& n : axes)
-    if (const double o = overlap(a, b, n); o < best.depth) best = {n, o};
-  // a GJK run started elsewhere ends in another simplex and often lets EPA finish cleanly
-  CcdBody retry = a;
-  retry.first_dir = best.n;
-  if (ccd_epa(retry, b, ccd, touching, pen) == Axis::Certified) return Axis::Certified;
-  pen = best;
-  return Axis::Estimated;
-}
-
-// ---- polytope pairs: the separating axis test ----
-
-bool is_polytope(const Shape& s) { return s.type == ShapeType::Box || s.type == ShapeType::Convex; }
-
-// Local face normals and edge directions of a box or hull (parallel duplicates removed).
-void polytope_axes(const Shape& s, std::vector<Vec3>& faces, std::vector<Vec3>& edges) {
-  if (s.type == ShapeType::Box) {
-    for (int k = 0; k < 3; ++k) faces.push_back(Vec3::Unit(k)), faces.push_back(-Vec3::Unit(k)), edges.push_back(Vec3::Unit(k));
-    return;
-  }
-  faces = s.hull.face_normals;
-  for (const auto& f : s.hull.faces)
-    for (std::size_t i = 0; i < f.size(); ++i) {
-      const Vec3 e = (s.hull.vertices[std::size_t(f[(i + 1) % f.size()])] - s.hull.vertices[std::size_t(f[i])]).normalized();
-      bool seen = false;
-      for (const Vec3& o : edges) seen = seen || std::abs(o.dot(e)) > 1.0 - 1e-12;
-      if (!seen && e.allFinite()) edges.push_back(e);
-    }
-}
-
-// Minimum-overlap axis of two convex polytopes over the face normals of both and the cross
-// products of their edges (Gottschalk 1996; Ericson 2005 s.4.4.1): exact and bounded, where
-// EPA may wander on the exactly aligned faces of a stack. Face axes win ties within `tol`, so
-// stacked faces get their face normal and not an edge axis of equal overlap. A negative depth is
-// the separation along the best axis, exact for face-vertex and edge-edge closest features.
-Penetration polytope_sat(const Placed& a, const Placed& b, double scale) {
-  const CcdBody ba{&a.shape, a.pose, 0.0}, bb{&b.shape, b.pose, 0.0};
-  std::vector<Vec3> fa, ea, fb, eb;
-  polytope_axes(a.shape, fa, ea);
-  polytope_axes(b.shape, fb, eb);
-  const double tol = 1e-9 * scale;
-  Penetration best{Vec3::Zero(), std::numeric_limits<double>::infinity()};
-  auto consider = [&](const Vec3& n, double bias) {
-    const double o = overlap(ba, bb, n);
-    if (o + bias < best.depth) best = {n, o};
-  };
-  for (const Vec3& n : fa) consider(a.pose.rotate(n), 0.0);
-  for (const Vec3& n : fb) consider(-b.pose.rotate(n), 0.0);
-  const Vec3 centres = b.pose.p - a.pose.p;
-  for (const Vec3& e1 : ea)
-    for (const Vec3& e2 : eb) {
-      Vec3 n = a.pose.rotate(e1).cross(b.pose.rotate(e2));
-      if (n.norm() < 1e-6) continue;  // parallel edges: covered by the face axes
-      n.normalize();
-      if (n.dot(centres) < 0.0) n = -n;
-      consider(n, tol);
-    }
-  return best;
-}
-
-// Contact axis and depth (from libccd). EPA has no axis for touching shapes (libccd calls
-// |w|^2 < DBL_EPSILON touching), and libccd 2.1 has no GJK distance for disjoint shapes
-// (ccdGJKSeparate needs an overlap). Both are handled by growing b by a ball of radius e:
-// pen(A, B + ball(e)) = e - dist(A, B) along the same axis (support functions add under
-// Minkowski sums), exact whenever dist(A, B) < e.
-bool penetration(const Placed& a, const Placed& b, double scale, double envelope, Penetration& pen) {
-  if (is_polytope(a.shape) && is_polytope(b.shape)) {
-    pen = polytope_sat(a, b, scale);
-    return keep(pen.depth, envelope);
-  }
-  CcdBody body_a{&a.shape, a.pose, 0.0}, body_b{&b.shape, b.pose, 0.0};
-  const Axis direct = ccd_penetration(body_a, body_b, scale, pen);
-  if (direct == Axis::Certified) return true;
-  // disjoint, touching or uncertain: growing b puts the origin deeper inside the Minkowski
-  // difference; of two answers keep the smaller exact overlap (both bound the depth from above)
-  body_b.grow = std::max(envelope, 1e-5 * scale);
-  Penetration grown;
-  if (ccd_penetration(body_a, body_b, scale, grown) != Axis::None) {
-    grown.depth -= body_b.grow;
-    if (direct == Axis::None || grown.depth < pen.depth) pen = grown;
-  } else if (direct == Axis::None) {
-    return false;
-  }
-  return keep(pen.depth, envelope);
-}
-
-// The part of a shape that supports it along a direction u, in the world: one point, a segment
-// (2 points) or a face polygon (>= 3 points, ccw seen from outside, with its outward normal).
 // (align: normal . u, for faces)
 struct Feature { std::vector<Vec3> pts; Vec3 normal = Vec3::Zero(); double align = -1.0; int id = -1; };
 
