@@ -268,18 +268,18 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, bo
       r_scale *= opt.r_nu;
       ++stats.divergence_detections;
       if (gauss_seidel) op.reset(lambda);
-      if (opt.record_history) stats.history.push_back(r_prev);
+      if (opt.record_history) stats.history.push_back(stats.residual);
       continue;
     }
     lambda.swap(next);  // accept (line 14)
     if (!gauss_seidel) op.reset(lambda);
     r_prev = r_next;
-    stats.residual = r_next;
-    if (opt.record_history) stats.history.push_back(r_next);
-    // Stopping test on the step per unit of r: back-tracking shrinks R and with it every
-    // ||lambda^{k+1} - lambda^k||, so testing eq. 27 alone ends a stalled solve as "converged"
-    // (measured on FCLib's KaplasTower with global r: merit 0.65 at exit).
+    // The residual reported, recorded and tested is eq. 27 per unit of r: back-tracking shrinks R
+    // and with it every ||lambda^{k+1} - lambda^k||, so eq. 27 alone ends a stalled solve as
+    // "converged" (measured on FCLib's KaplasTower with global r: merit 0.65 at exit).
     const double step = r_next / r_scale;
+    stats.residual = step;
+    if (opt.record_history) stats.history.push_back(step);
     if (step <= opt.abs_tol || step <= opt.rel_tol * max_lambda) {
       stats.converged = true;
       break;
