@@ -133,14 +133,14 @@ BodyState World::body(int id) const {
   return b;
 }
 
-int World::detect(std::vector<Contact>& out) const {
+int World::detect(std::vector<Contact>& out) {
   const int nb = model_.size();
-  std::vector<Pose> poses(static_cast<std::size_t>(nb));
-  for (int i = 0; i < nb; ++i) poses[std::size_t(i)] = shape_pose(model_, state_, i);
+  poses_.resize(std::size_t(nb));
+  for (int i = 0; i < nb; ++i) poses_[std::size_t(i)] = shape_pose(model_, state_, i);
   DetectInput in;
   in.shapes = &scene_.shapes;
   in.body_shape = &model_.shape;
-  in.shape_pose = &poses;
+  in.shape_pose = &poses_;
   in.is_static = &model_.fixed;
   in.envelope = scene_.envelope;
   in.margin = scene_.margin;

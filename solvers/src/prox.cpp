@@ -159,6 +159,23 @@ ContactR make_r(const Mat4& A, const Vec3& mu, const SolverOptions& opt, double 
     }
   }
   if (c.nf == 0) return c;
+  // a diagonal R0_f (global, local, or blocked without an invertible block): C = diag(1/sqrt(r_i)),
+  // Q = I and L_i = r_i / mu_i^2, so no decomposition is needed
+  bool diagonal = true;
+  for (int i = 0; i < c.nf; ++i)
+    for (int j = 0; j < c.nf; ++j)
+      if (i != j && c.R0(1 + c.idx[std::size_t(i)], 1 + c.idx[std::size_t(j)]) != 0.0) diagonal = false;
+  if (diagonal) {
+    c.to_y.setZero();
+    c.from_y.setZero();
+    for (int i = 0; i < c.nf; ++i) {
+      const double r = c.R0(1 + c.idx[std::size_t(i)], 1 + c.idx[std::size_t(i)]);
+      c.to_y(i, i) = 1.0 / std::sqrt(r);
+      c.from_y(i, i) = std::sqrt(r);
+      c.axis_unit[i] = mu[c.idx[std::size_t(i)]] / std::sqrt(r);
+    }
+    return c;
+  }
   // active block of R0_f, its inverse square root C, and C^-1 K C^-1 = Q L Q^T
   Eigen::MatrixXd Rf(c.nf, c.nf), K = Eigen::MatrixXd::Zero(c.nf, c.nf);
   for (int i = 0; i < c.nf; ++i) {

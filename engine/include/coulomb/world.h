@@ -85,7 +85,7 @@ class World {
   const ContactProblem& last_problem() const { return problem_; }
 
  private:
-  int detect(std::vector<Contact>& out) const;  // returns the broadphase pair count
+  int detect(std::vector<Contact>& out);  // returns the broadphase pair count
   void detect_coefficients();
   void stabilize();
   void warm_start();
@@ -104,7 +104,8 @@ class World {
   std::vector<Contact> contacts_;
   std::vector<ContactCoefficients> coeffs_;
   std::vector<Vec6> u_free_, dw_;
-  mutable std::vector<double> reach_;  // (nb) detection reach of the current step
+  std::vector<Pose> poses_;     // (nb) shape poses at the current detection
+  std::vector<double> reach_;   // (nb) detection reach of the current step
   ContactProblem problem_;
   ContactProblem gap_problem_;         // post-stabilisation
   std::vector<Contact> gap_contacts_;  // post-stabilisation
