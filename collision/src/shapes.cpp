@@ -33,6 +33,7 @@ const char* shape_type_name(ShapeType t) {
     case ShapeType::Plane: return "plane";
     case ShapeType::Convex: return "convex";
     case ShapeType::Compound: return "compound";
+    case ShapeType::Mesh: return "mesh";
   }
   return "unknown";
 }
@@ -265,6 +266,13 @@ Aabb aabb_of(const ShapeLibrary& lib, const Shape& s, const Pose& pose, int dept
           box.grow(aabb_of(lib, lib[c.shape], pose * c.pose, depth + 1));
       return box;
     }
+    case ShapeType::Mesh: {
+      // the local box's corners moved to the pose: conservative, O(1) per query
+      Aabb box;
+      if (!s.mesh) return point_box(pose.p, Vec3::Zero());
+      const Vec3 c = pose.apply(0.5 * (s.mesh->lo + s.mesh->hi));
+      return point_box(c, R.cwiseAbs() * (0.5 * (s.mesh->hi - s.mesh->lo)));
+    }
   }
   return {};
 }
@@ -312,6 +320,7 @@ Vec3 support(const Shape& s, const Vec3& d) {
     }
     case ShapeType::Plane:
     case ShapeType::Compound:
+    case ShapeType::Mesh:
       break;  // unbounded or not convex: no support point; callers dispatch these elsewhere
   }
   return Vec3::Zero();

@@ -102,6 +102,10 @@ MassProperties mass_properties(const ShapeLibrary& lib, int shape, double densit
       }
       return m;
     }
+    case ShapeType::Mesh:
+      if (!s.mesh || !s.mesh->closed)
+        throw std::invalid_argument("an open triangle mesh encloses no volume (a moving mesh must be closed)");
+      return from_integrals(volume_integrals(s.mesh->vertices, s.mesh->triangles), density);
     case ShapeType::Plane:
       break;
   }

@@ -55,11 +55,10 @@ constexpr int kMaxBodies = 10'000'000;
 constexpr std::array<std::string_view, 3> kIntegratorNames{"moreau", "implicit-euler", "semi-implicit"};
 constexpr std::array<std::string_view, 3> kStabilizationNames{"none", "post", "baumgarte"};
 constexpr std::array<std::string_view, 4> kMaterialModels{"linear", "corotational", "stvk", "neo-hookean"};
-// the first kShapeTypeCount entries are ShapeType in order; "mesh" is recognised but rejected
+// ShapeType in order
 constexpr std::array<std::string_view, 8> kShapeTypes{"sphere", "box",    "capsule",  "cylinder",
                                                       "plane",  "convex", "compound", "mesh"};
-constexpr int kMeshShape = 7;
-static_assert(kShapeTypeCount == 7 && int(ShapeType::Compound) == 6);
+static_assert(kShapeTypeCount == 8 && int(ShapeType::Mesh) == 7);
 constexpr std::array<std::string_view, 2> kGeneratorTypes{"grid", "random"};
 enum GeneratorType { kGrid = 0, kRandom = 1 };
 
@@ -214,6 +213,23 @@ void parse_convex(ObjectReader& r, Shape& s, const fs::path& base_dir) {
   }
 }
 
+void parse_mesh(ObjectReader& r, Shape& s, const fs::path& base_dir) {
+  const std::string& name = non_empty(as_string(r.require("file"), r.pointer_of("file")), r.pointer_of("file"));
+  Vec3 scale = Vec3::Ones();
+  if (const Json* j = r.find("scale"))
+    scale = j->is_number() ? Vec3::Constant(r.number("scale", 1.0, Range::positive())) : r.vec3("scale", scale, Range::positive());
+  const int k = int(r.number("kdop", 18.0));
+  if (k != 18 && k != 26) throw InputError(r.pointer_of("kdop"), "expected 18 or 26 (the k of the kDOP tree)");
+  r.finish();
+  TriangleMesh m = read_obj(resolve_path(base_dir, name), r.pointer_of("file"));
+  for (Vec3& v : m.vertices) v = v.cwiseProduct(scale);
+  try {
+    s.mesh = make_tri_mesh(std::move(m.vertices), std::move(m.triangles), k);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(r.pointer_of("file"), "'" + name + "': " + e.what());
+  }
+}
+
 void parse_compound(ObjectReader& r, Shape& s, const std::vector<std::string>& shape_names) {
   const std::string list = r.pointer_of("children");
   const Json& children = as_array(r.require("children"), list);
@@ -235,12 +251,7 @@ Shape parse_shape(const std::string& name, const Json& j, const std::string& poi
   ObjectReader r(j, pointer);
   Shape s;
   s.name = name;
-  int type = r.required_choice("type", kShapeTypes);
-  if (type == kMeshShape)
-    throw InputError(r.pointer_of("type"),
-                     "shape type \"mesh\" (non-convex triangle mesh) is not supported yet; use \"convex\" "
-                     "with the same \"file\" for its convex hull");
-  s.type = ShapeType(type);
+  s.type = ShapeType(r.required_choice("type", kShapeTypes));
   switch (s.type) {
     case ShapeType::Sphere:
       s.radius = r.required_number("radius", Range::positive());
@@ -265,6 +276,9 @@ Shape parse_shape(const std::string& name, const Json& j, const std::string& poi
       break;
     case ShapeType::Compound:
       parse_compound(r, s, shape_names);
+      break;
+    case ShapeType::Mesh:
+      parse_mesh(r, s, base_dir);
       break;
   }
   r.finish();

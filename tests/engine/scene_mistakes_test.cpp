@@ -190,9 +190,31 @@ TEST(SceneMistakes, EmptyObjFile) {
   expect_error(doc, "/shapes/rock/file", "contains no vertices", dir.path());
 }
 
-TEST(SceneMistakes, MeshShapeNotSupportedYet) {
+TEST(SceneMistakes, MeshFileMissing) {
+  TempDir dir;
   json doc = with(minimal_scene(), "/shapes/m", {{"type", "mesh"}, {"file", "bunny.obj"}});
-  expect_error(doc, "/shapes/m/type", "not supported yet");
+  expect_error(doc, "/shapes/m/file", "file not found", dir.path());
+}
+
+TEST(SceneMistakes, MeshEdgeSharedByThreeTriangles) {
+  TempDir dir;
+  dir.write("fin.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 -1 0\nv 0 0 1\nf 1 2 3\nf 2 1 4\nf 1 2 5\n");
+  json doc = with(minimal_scene(), "/shapes/m", {{"type", "mesh"}, {"file", "fin.obj"}});
+  expect_error(doc, "/shapes/m/file", "shared by 3 triangles", dir.path());
+}
+
+TEST(SceneMistakes, MeshDegenerateTriangle) {
+  TempDir dir;
+  dir.write("flat.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 1 0\nf 1 2 3\nf 1 2 4\n");
+  json doc = with(minimal_scene(), "/shapes/m", {{"type", "mesh"}, {"file", "flat.obj"}});
+  expect_error(doc, "/shapes/m/file", "triangle 0 is degenerate", dir.path());
+}
+
+TEST(SceneMistakes, MeshKdopMustBe18Or26) {
+  TempDir dir;
+  dir.write("tri.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+  json doc = with(minimal_scene(), "/shapes/m", {{"type", "mesh"}, {"file", "tri.obj"}, {"kdop", 14}});
+  expect_error(doc, "/shapes/m/kdop", "expected 18 or 26", dir.path());
 }
 
 TEST(SceneMistakes, RestitutionAboveOne) {

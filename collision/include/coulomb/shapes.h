@@ -6,6 +6,7 @@
 // narrowphase never recompute it.
 #pragma once
 #include <coulomb/math.h>
+#include <coulomb/mesh.h>
 
 #include <cstdint>
 #include <string>
@@ -13,8 +14,8 @@
 
 namespace coulomb {
 
-enum class ShapeType : std::uint8_t { Sphere, Box, Capsule, Cylinder, Plane, Convex, Compound };
-inline constexpr int kShapeTypeCount = 7;
+enum class ShapeType : std::uint8_t { Sphere, Box, Capsule, Cylinder, Plane, Convex, Compound, Mesh };
+inline constexpr int kShapeTypeCount = 8;
 const char* shape_type_name(ShapeType t);
 
 // A convex polyhedron: vertices, faces as counter-clockwise vertex loops seen from outside,
@@ -41,6 +42,7 @@ struct Shape {
   double offset = 0.0;                   // plane (unit: m)
   ConvexHull hull;                       // convex (also filled for box, used by the narrowphase)
   std::vector<CompoundChild> children;   // compound
+  std::shared_ptr<const TriMesh> mesh;   // mesh (shared, immutable)
 };
 
 // Builds the convex hull of a point cloud (Bullet's btConvexHullComputer). Throws

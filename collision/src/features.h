@@ -1,0 +1,50 @@
+// Contact manifolds from a contact axis: the shapes' support features along the axis, the
+// incident feature clipped against the reference face, edge-edge closest pairs; and the segment
+// helpers the closed forms share. Private to collision/ (narrowphase.cpp, mesh_collide.cpp).
+#pragma once
+#include <coulomb/narrowphase.h>
+
+#include "penetration.h"
+
+#include <utility>
+#include <vector>
+
+namespace coulomb::detail {
+
+inline constexpr int kRimSamples = 16;  // cylinder caps are sampled as 16-gons
+inline constexpr double kPi = 3.14159265358979323846;
+// a feature within 3 degrees of the normal counts as flat (a face) or as a line (an edge)
+inline constexpr double kFeatureCos = 0.99862953475457383;  // cos(3 deg)
+inline constexpr double kFeatureSin = 0.05233595624294383;  // sin(3 deg)
+// a reference face must match the contact normal up to EPA round-off (4.5e-5 rad)
+inline constexpr double kReferenceCos = 1.0 - 1e-9;
+// never a polygon: asks support_feature for an edge or a vertex
+inline constexpr double kNoFace = 2.0;
+
+struct Segment { Vec3 p, q; };
+Segment capsule_axis(const Placed& c);
+Vec3 closest_on_segment(const Vec3& x, const Segment& s, double* t_out = nullptr);
+// Parameters of the closest points of two segments: Ericson, Real-Time Collision Detection
+// (2005), s.5.1.9 ClosestPtSegmentSegment. Zero-length segments are points.
+void closest_segments(const Segment& a, const Segment& b, double& s, double& t);
+// Point pairs (on a, on b) for two segments: the closest pair, and when the segments are nearly
+// parallel also the pairs at both ends of their overlap (a line contact needs two points).
+void segment_pairs(const Segment& a, const Segment& b, std::vector<std::pair<Vec3, Vec3>>& pairs);
+
+// The part of a shape that supports it along a direction u, in the world: one point, a segment
+// (2 points) or a face polygon (>= 3 points, ccw seen from outside, with its outward normal and
+// align = normal . u).
+struct Feature { std::vector<Vec3> pts; Vec3 normal = Vec3::Zero(); double align = -1.0; int id = -1; };
+// Faces count when their normal is within acos(face_cos) of u.
+Feature support_feature(const Placed& p, const Vec3& u_world, double face_cos);
+
+// Contact points of two convex shapes along a known axis `pen` (from a to b): the reference face
+// of a or b that lies along the axis with the other's incident feature clipped to it, else the
+// closest pairs of the two edges/vertices. Points are kept while closer than `envelope`.
+void convex_manifold(const Placed& a, const Placed& b, const Penetration& pen, double envelope,
+                     std::vector<ContactPoint>& out);
+
+// turns points computed for (b, a) into points for (a, b)
+void flip(std::vector<ContactPoint>& pts, std::size_t from);
+
+}  // namespace coulomb::detail
