@@ -14,6 +14,7 @@ namespace {
 
 constexpr double kMaxCellsPerBox = 64.0;  // a box covering more cells than this is "large"
 constexpr double kCellsPerBox = 4.0;      // grid size budget: ncells <= this * boxes + 64
+constexpr double kMaxLargeFraction = 1.0 / 32.0;  // more large boxes than this: sweep and prune
 
 using Cell = std::array<int, 3>;
 
@@ -45,6 +46,13 @@ void uniform_grid(const std::vector<Aabb>& boxes, const std::vector<std::uint8_t
       is_large = (span.array() + 1.0).prod() > kMaxCellsPerBox;
     }
     (is_large ? large : small).push_back(i);
+  }
+
+  // Many large boxes (sizes spread over orders of magnitude) would make the brute-force part
+  // quadratic; sweep and prune has no size assumption and gives the same pairs.
+  if (double(large.size()) > kMaxLargeFraction * n + 16.0) {
+    sweep_and_prune(boxes, is_static, pairs);
+    return;
   }
 
   // grid over the small boxes, coarsened until it fits the cell budget

@@ -19,7 +19,7 @@ struct RunArgs {
   double dt = 0.0;                 // 0: the scene's
   int threads = 1;                 // 0: all cores
   bool no_islands = false;         // solve one global contact problem
-  std::string broadphase = "sap";  // "sap" | "grid"
+  std::string broadphase = "grid";  // "grid" | "sap"
   double max_speed = 1e3;
   bool quiet = false;
 };

@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   run->add_option("--threads", args.threads, "worker threads (0 = all cores); results do not depend on it")
       ->check(CLI::Range(0, 1024));
   run->add_flag("--no-islands", args.no_islands, "solve one global contact problem instead of one per island");
-  run->add_option("--broadphase", args.broadphase, "sap (sweep and prune) or grid (uniform grid); same pairs")
+  run->add_option("--broadphase", args.broadphase, "grid (uniform grid, default) or sap (sweep and prune); same pairs")
       ->check(CLI::IsMember({"sap", "grid"}));
   run->add_option("--max-speed", args.max_speed, "a body faster than this (m/s) stops the run with exit code 3")
       ->check(CLI::PositiveNumber);

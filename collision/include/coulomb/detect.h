@@ -20,7 +20,7 @@ struct DetectInput {
   // a pair's envelope grows by the sum of its two bodies' reach, so that a fast body meets its
   // contact as a speculative one before it overlaps instead of after
   const std::vector<double>* reach = nullptr;
-  BroadphaseType broadphase = BroadphaseType::SweepAndPrune;  // same pairs either way (collision/README.md)
+  BroadphaseType broadphase = BroadphaseType::Grid;  // same pairs either way (collision/README.md)
 };
 
 struct DetectStats {

@@ -66,7 +66,7 @@ struct WorldSettings {
   int threads = 1;
   // solve each contact island on its own (in parallel); false = one global problem
   bool islands = true;
-  BroadphaseType broadphase = BroadphaseType::SweepAndPrune;
+  BroadphaseType broadphase = BroadphaseType::Grid;
 };
 
 class World {
