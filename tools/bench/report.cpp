@@ -1,0 +1,111 @@
+// Table and JSON-lines output of coulomb-vs-bullet (report.h).
+#include "report.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace bench {
+
+namespace {
+
+struct Summary {
+  double ms = 0.0, contacts = 0.0, merit = 0.0, solver_iterations = 0.0;
+  int contacts_max = 0;
+};
+
+Summary summarize(const RunResult& r) {
+  Summary s;
+  s.ms = median(r.ms);
+  s.contacts = median(std::vector<double>(r.contacts.begin(), r.contacts.end()));
+  s.contacts_max = r.contacts.empty() ? 0 : *std::max_element(r.contacts.begin(), r.contacts.end());
+  s.merit = median(r.merit);
+  s.solver_iterations = median(std::vector<double>(r.solver_iterations.begin(), r.solver_iterations.end()));
+  return s;
+}
+
+std::string config(const RunResult& r) {
+  return r.engine == "bullet" ? "bullet-" + std::to_string(r.iterations) : r.solver;
+}
+
+nlohmann::json number_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
+  std::printf("scene '%s': %d bodies, dt %g s, %d steps; Coulomb on %d thread(s), Bullet on 1\n", h.scene.c_str(),
+              h.bodies, h.dt, h.steps, h.threads);
+  std::printf("(Bullet runs single-threaded: btDiscreteDynamicsWorld is its sequential world, and Debian's\n"
+              " Bullet is built without BT_THREADSAFE, so it has no parallel task scheduler)\n\n");
+  std::printf("%-8s %-11s %5s %9s %13s %12s %12s %11s\n", "engine", "config", "iters", "ms/step", "contacts",
+              "max pen [m]", "merit (med)", "drift [m]");
+  std::printf("%-8s %-11s %5s %9s %13s %12s %12s %11s\n", "", "", "", "(median)", "median/max", "", "", "");
+  std::vector<Summary> sums;
+  for (const RunResult& r : runs) {
+    const Summary s = summarize(r);
+    sums.push_back(s);
+    char merit[32];
+    if (r.merit.empty()) std::snprintf(merit, sizeof merit, "n/a");
+    else std::snprintf(merit, sizeof merit, "%.2e", s.merit);
+    char contacts[32];
+    std::snprintf(contacts, sizeof contacts, "%g/%d", s.contacts, s.contacts_max);
+    std::printf("%-8s %-11s %5d %9.3f %13s %12.2e %12s %11.2e\n", r.engine.c_str(), config(r).c_str(), r.iterations,
+                s.ms, contacts, r.max_penetration, merit, r.max_drift);
+  }
+  for (const RunResult& r : runs) {
+    if (!r.failure.empty()) std::printf("  %s %s stopped after %d steps: %s\n", r.engine.c_str(), config(r).c_str(),
+                                        r.steps, r.failure.c_str());
+    if (!r.merit_note.empty()) std::printf("  %s %s merit %s\n", r.engine.c_str(), config(r).c_str(), r.merit_note.c_str());
+    if (r.engine == "bullet")
+      std::printf("  %s: rebuilt contact problem explains Bullet's velocity change to %.1e (largest |du - M^-1 J^T lambda|)\n",
+                  config(r).c_str(), r.reconstruction_error);
+  }
+
+  std::printf("\nCoulomb / Bullet        ms per step       merit\n");
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i].engine != "coulomb") continue;
+    for (std::size_t j = 0; j < runs.size(); ++j) {
+      if (runs[j].engine != "bullet") continue;
+      const std::string pair = config(runs[i]) + " / " + config(runs[j]);
+      std::printf("%-22s %10.2fx %12.2ex\n", pair.c_str(), sums[i].ms / sums[j].ms, sums[i].merit / sums[j].merit);
+    }
+  }
+}
+
+void print_json_lines(const ReportHeader& h, const std::vector<RunResult>& runs) {
+  for (const RunResult& r : runs) {
+    const Summary s = summarize(r);
+    nlohmann::json j = {{"scene", h.scene},
+                        {"engine", r.engine},
+                        {"solver", r.solver},
+                        {"iterations", r.iterations},
+                        {"threads", r.threads},
+                        {"steps", r.steps},
+                        {"ms_per_step", number_or_null(s.ms)},
+                        {"contacts", number_or_null(s.contacts)},
+                        {"contacts_max", s.contacts_max},
+                        {"max_penetration", r.max_penetration},
+                        {"merit", number_or_null(s.merit)},
+                        {"max_drift", r.max_drift}};
+    if (r.engine == "coulomb") {
+      j["solver_iterations"] = number_or_null(s.solver_iterations);
+      nlohmann::json ratios = nlohmann::json::array();
+      for (const RunResult& b : runs) {
+        if (b.engine != "bullet") continue;
+        const Summary bs = summarize(b);
+        ratios.push_back({{"bullet_iterations", b.iterations},
+                          {"ms_ratio", number_or_null(s.ms / bs.ms)},
+                          {"merit_ratio", number_or_null(s.merit / bs.merit)}});
+      }
+      j["vs_bullet"] = ratios;
+    }
+    if (r.engine == "bullet") j["reconstruction_error"] = r.reconstruction_error;
+    if (!r.merit_note.empty()) j["merit_note"] = r.merit_note;
+    if (!r.failure.empty()) j["failure"] = r.failure;
+    std::printf("%s\n", j.dump().c_str());
+  }
+}
+
+}  // namespace bench
