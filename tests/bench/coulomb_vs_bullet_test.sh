@@ -25,6 +25,15 @@ while IFS= read -r line; do
   echo "$line" | grep -q '"steps":20[,}]' && ok || fail "not 20 steps in: $line"
 done <"$tmp/out.jsonl"
 
+# every shape type goes through the Bullet scene builder, and the contact problem rebuilt from
+# Bullet's manifolds explains Bullet's own velocity change (M^-1 J^T lambda = u' - u_free)
+"$exe" "$src/tools/bench/shapes.json" --steps 20 --json --solver prox-gs --bullet-iterations 10 >"$tmp/shapes.jsonl" 2>"$tmp/err.txt"
+code=$?
+[ "$code" -eq 0 ] && ok || { fail "shapes: exit code $code"; cat "$tmp/err.txt"; }
+err="$(grep -o '"reconstruction_error":[^,}]*' "$tmp/shapes.jsonl" | cut -d: -f2)"
+awk -v e="${err:-x}" 'BEGIN { exit !(e ~ /^[0-9.eE+-]+$/ && e + 0 < 1e-9) }' && ok || fail "shapes: reconstruction error '$err'"
+[ "$(grep -c '"merit":' "$tmp/shapes.jsonl")" -eq 2 ] && ok || fail "shapes: expected 2 lines with a merit"
+
 # a bad option and a missing scene exit with code 2 (SCENE_FORMAT.md)
 "$exe" "$src/scenes/sliding_box.json" --steps -1 >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "bad option not exit 2"
 "$exe" "$tmp/nope.json" >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "missing scene not exit 2"

@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   int steps = 0, threads = 1;
   std::vector<std::string> solvers{"prox-gs", "pgs"}, set;
   std::vector<int> bullet_iterations{10, 100};
-  bool json = false, one_friction_direction = false;
+  bool json = false, markdown = false, one_friction_direction = false;
   app.add_option("scene", scene_file, "scene file (JSON, coulomb-scene/1)")->required();
   app.add_option("--steps", steps, "steps per run (default: the scene's)")->check(CLI::Range(1, 100000000));
   app.add_option("--threads", threads, "Coulomb's worker threads (Bullet is single-threaded)")->check(CLI::Range(1, 1024));
@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   app.add_flag("--bullet-one-friction-direction", one_friction_direction,
                "Bullet's default single friction direction per contact (its merit then ignores the second tangent)");
   app.add_flag("--json", json, "one JSON object per line per engine configuration");
+  app.add_flag("--markdown", markdown, "a markdown table instead of the text table")->excludes("--json");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
     }
     const bench::ReportHeader h{scene.name, int(scene.bodies.size()), scene.dt, scene.steps, threads};
     if (json) bench::print_json_lines(h, runs);
+    else if (markdown) bench::print_markdown(h, runs);
     else bench::print_table(h, runs);
   } catch (const coulomb::InputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -74,6 +74,31 @@ void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
   }
 }
 
+void print_markdown(const ReportHeader& h, const std::vector<RunResult>& runs) {
+  std::printf("| scene | engine | config | iters | threads | steps | ms/step | contacts med/max | max pen [m] | "
+              "merit (med) | drift [m] | Coulomb/Bullet: ms, merit |\n");
+  std::printf("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+  for (const RunResult& r : runs) {
+    const Summary s = summarize(r);
+    std::string ratios;
+    if (r.engine == "coulomb") {
+      for (const RunResult& b : runs) {
+        if (b.engine != "bullet") continue;
+        const Summary bs = summarize(b);
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "%svs %s: %.2fx, %.1e", ratios.empty() ? "" : "; ", config(b).c_str(),
+                      s.ms / bs.ms, s.merit / bs.merit);
+        ratios += buf;
+      }
+    }
+    char merit[32] = "n/a";
+    if (!r.merit.empty()) std::snprintf(merit, sizeof merit, "%.1e", s.merit);
+    std::printf("| %s | %s | %s | %d | %d | %d%s | %.3f | %g/%d | %.1e | %s | %.1e | %s |\n", h.scene.c_str(),
+                r.engine.c_str(), config(r).c_str(), r.iterations, r.threads, r.steps, r.failure.empty() ? "" : " (stopped)",
+                s.ms, s.contacts, s.contacts_max, r.max_penetration, merit, r.max_drift, ratios.c_str());
+  }
+}
+
 void print_json_lines(const ReportHeader& h, const std::vector<RunResult>& runs) {
   for (const RunResult& r : runs) {
     const Summary s = summarize(r);

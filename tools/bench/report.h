@@ -18,5 +18,7 @@ struct ReportHeader {
 
 void print_table(const ReportHeader& h, const std::vector<RunResult>& runs);
 void print_json_lines(const ReportHeader& h, const std::vector<RunResult>& runs);
+// A markdown table, one row per configuration (tools/bench/run_all joins several scenes').
+void print_markdown(const ReportHeader& h, const std::vector<RunResult>& runs);
 
 }  // namespace bench
