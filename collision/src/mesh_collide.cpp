@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace coulomb::detail {
@@ -206,6 +207,14 @@ void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env
   const std::size_t start = out.size();
   TriangleShape tri_a, tri_b;
   for (const auto& [i, j] : pairs) {
+    // leaves hold several triangles: cull the pair by the triangles' own boxes first
+    Vec3 lo_a = Vec3::Constant(std::numeric_limits<double>::infinity()), hi_a = -lo_a, lo_b = lo_a, hi_b = hi_a;
+    for (int k = 0; k < 3; ++k) {
+      const Vec3& x = ma.vertices[std::size_t(ma.triangles[std::size_t(i)][std::size_t(k)])];
+      const Vec3& y = vb[std::size_t(mb.triangles[std::size_t(j)][std::size_t(k)])];
+      lo_a = lo_a.cwiseMin(x), hi_a = hi_a.cwiseMax(x), lo_b = lo_b.cwiseMin(y), hi_b = hi_b.cwiseMax(y);
+    }
+    if ((lo_a.array() > hi_b.array() + env).any() || (lo_b.array() > hi_a.array() + env).any()) continue;
     const Vec3 na = a.pose.rotate(ma.normals[std::size_t(i)]), nb = b.pose.rotate(mb.normals[std::size_t(j)]);
     const Placed pa{-1, tri_a.set(ma, i), a.pose}, pb{-1, tri_b.set(mb, j), b.pose};
     Penetration pen;

@@ -1,0 +1,273 @@
+// Tests for collision/src/mesh.cpp, mesh_collide.cpp and mesh_generators.cpp. Oracles: brute
+// force (every triangle against the query box), closed-form volumes, the same contact computed by
+// the primitive path (a mesh box against the box shape), and the one-sided normal rules.
+#include <coulomb/mass_properties.h>
+#include <coulomb/mesh_generators.h>
+#include <coulomb/narrowphase.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace coulomb {
+namespace {
+
+constexpr double kEnv = 0.02;
+
+Shape mesh_shape(const Surface& s, int k = 18) {
+  Shape m;
+  m.type = ShapeType::Mesh;
+  m.mesh = make_tri_mesh(s.vertices, s.triangles, k);
+  return m;
+}
+Shape sphere(double r) {
+  Shape s;
+  s.type = ShapeType::Sphere;
+  s.radius = r;
+  return s;
+}
+Shape box(const Vec3& h) {
+  Shape s;
+  s.type = ShapeType::Box;
+  s.half_extents = h;
+  s.hull = box_hull(h);
+  return s;
+}
+Shape ground_plane() {
+  Shape s;
+  s.type = ShapeType::Plane;
+  return s;
+}
+// a flat square floor of n x n cells (2 n^2 triangles) in z = 0, facing +z, open
+Surface floor_surface(int n, double size) {
+  Surface s;
+  for (int j = 0; j <= n; ++j)
+    for (int i = 0; i <= n; ++i) s.vertices.emplace_back(size * (double(i) / n - 0.5), size * (double(j) / n - 0.5), 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      const int a = j * (n + 1) + i, b = a + 1, c = a + n + 2, d = a + n + 1;
+      s.triangles.push_back({a, b, c});
+      s.triangles.push_back({a, c, d});
+    }
+  return s;
+}
+
+std::vector<ContactPoint> collide(const ShapeLibrary& lib, int a, const Pose& pa, int b, const Pose& pb) {
+  std::vector<ContactPoint> out;
+  coulomb::collide(lib, a, pa, b, pb, kEnv, out);
+  return out;
+}
+
+TEST(Mesh, ClosedBoxHasItsVolumeAndSharpEdgesOnly) {
+  const auto m = make_tri_mesh(box_surface({1.0, 2.0, 0.5}).vertices, box_surface({1.0, 2.0, 0.5}).triangles);
+  EXPECT_TRUE(m->closed);
+  EXPECT_NEAR(m->volume, 8.0, 1e-12);
+  // each face's diagonal is flat (not sharp); the 12 box edges are, and each is used twice
+  int sharp = 0;
+  for (std::uint8_t bits : m->sharp_edges) sharp += (bits & 1) + ((bits >> 1) & 1) + ((bits >> 2) & 1);
+  EXPECT_EQ(sharp, 24);
+}
+
+TEST(Mesh, InwardWindingIsFlippedOutwards) {
+  Surface s = box_surface({1.0, 1.0, 1.0});
+  for (auto& t : s.triangles) std::swap(t[1], t[2]);
+  const auto m = make_tri_mesh(s.vertices, s.triangles);
+  EXPECT_NEAR(m->volume, 8.0, 1e-12);
+  for (std::size_t t = 0; t < m->triangles.size(); ++t) {
+    const Vec3 c = (m->vertices[std::size_t(m->triangles[t][0])] + m->vertices[std::size_t(m->triangles[t][1])] +
+                    m->vertices[std::size_t(m->triangles[t][2])]) / 3.0;
+    EXPECT_GT(m->normals[t].dot(c), 0.0) << "triangle " << t << " faces inwards";
+  }
+}
+
+TEST(Mesh, OpenSurfaceIsNotClosed) {
+  const Surface s = floor_surface(2, 1.0);
+  EXPECT_FALSE(make_tri_mesh(s.vertices, s.triangles)->closed);
+}
+
+TEST(Mesh, MassPropertiesOfAMeshBoxMatchTheBox) {
+  ShapeLibrary lib;
+  const int m = lib.add(mesh_shape(box_surface({0.3, 0.2, 0.1})));
+  const int b = lib.add(box({0.3, 0.2, 0.1}));
+  const MassProperties pm = mass_properties(lib, m, 700.0), pb = mass_properties(lib, b, 700.0);
+  EXPECT_NEAR(pm.mass, pb.mass, 1e-12);
+  EXPECT_LT((pm.inertia - pb.inertia).norm(), 1e-12);
+  EXPECT_LT(pm.com.norm(), 1e-12);
+}
+
+TEST(Mesh, JackIsClosedAndHasTheVolumeOfItsCells) {
+  const Surface s = jack_surface(0.1, 2);
+  const auto m = make_tri_mesh(s.vertices, s.triangles);
+  EXPECT_TRUE(m->closed);
+  EXPECT_NEAR(m->volume, 13 * 1e-3, 1e-12);
+}
+
+TEST(Mesh, FunnelIsClosed) {
+  const Surface s = funnel_surface(1.0, 0.2, 1.0, 0.3, 0.05, 32);
+  const auto m = make_tri_mesh(s.vertices, s.triangles);
+  EXPECT_TRUE(m->closed);
+  EXPECT_GT(m->volume, 0.0);
+}
+
+TEST(Bvh, QueryFindsEveryTriangleABruteForceFinds) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<Vec3> v;
+  std::vector<std::array<int, 3>> t;
+  for (int i = 0; i < 500; ++i) {
+    const Vec3 c(u(rng), u(rng), u(rng));
+    for (int k = 0; k < 3; ++k) v.push_back(c + 0.05 * Vec3(u(rng), u(rng), u(rng)));
+    t.push_back({3 * i, 3 * i + 1, 3 * i + 2});
+  }
+  for (int k : {18, 26}) {
+    const KdopBvh bvh = build_bvh(v, t, k);
+    for (int q = 0; q < 50; ++q) {
+      const Vec3 c(u(rng), u(rng), u(rng));
+      std::vector<Vec3> pts;
+      for (int i = 0; i < 8; ++i) pts.push_back(c + 0.2 * Vec3(u(rng), u(rng), u(rng)));
+      const Kdop box = kdop_of(bvh, pts.data(), int(pts.size()));
+      std::vector<int> found;
+      bvh_query(bvh, box, 0.01, found);
+      std::vector<int> brute;
+      for (std::size_t i = 0; i < t.size(); ++i) {
+        const Kdop ti = kdop_of(bvh, &v[3 * i], 3);
+        if (kdop_overlap(ti, box, bvh.axes(), 0.01)) brute.push_back(int(i));
+      }
+      // leaves hold up to 4 triangles: every overlapping triangle is found, each once, in order
+      EXPECT_TRUE(std::includes(found.begin(), found.end(), brute.begin(), brute.end())) << "k = " << k;
+      EXPECT_TRUE(std::adjacent_find(found.begin(), found.end(), std::greater_equal<int>()) == found.end());
+      EXPECT_LE(found.size(), 4 * brute.size() + 12);
+    }
+  }
+}
+
+TEST(Bvh, PairsMatchBruteForceAndRefitFollowsTheVertices) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<Vec3> v;
+  std::vector<std::array<int, 3>> t;
+  for (int i = 0; i < 200; ++i) {
+    const Vec3 c(u(rng), u(rng), u(rng));
+    for (int k = 0; k < 3; ++k) v.push_back(c + 0.1 * Vec3(u(rng), u(rng), u(rng)));
+    t.push_back({3 * i, 3 * i + 1, 3 * i + 2});
+  }
+  const KdopBvh a = build_bvh(v, t, 18);
+  KdopBvh b = a;
+  std::vector<Vec3> moved = v;
+  for (Vec3& x : moved) x += Vec3(0.3, 0.0, 0.0);
+  refit(b, moved, t);
+  std::vector<std::pair<int, int>> pairs, brute;
+  bvh_pairs(a, b, 0.0, pairs);
+  for (std::size_t i = 0; i < t.size(); ++i)
+    for (std::size_t j = 0; j < t.size(); ++j)
+      if (kdop_overlap(kdop_of(a, &v[3 * i], 3), kdop_of(a, &moved[3 * j], 3), 9, 0.0)) brute.emplace_back(int(i), int(j));
+  EXPECT_TRUE(std::includes(pairs.begin(), pairs.end(), brute.begin(), brute.end()));
+  EXPECT_FALSE(brute.empty());
+}
+
+// A box resting on a tessellated floor gets a 4-point face manifold with the floor's normal and
+// the depth of the primitive path, although its corners lie on different triangles.
+TEST(MeshContact, BoxOnFloorGetsTheFloorNormalAndFourPoints) {
+  ShapeLibrary lib;
+  const int floor = lib.add(mesh_shape(floor_surface(4, 2.0)));
+  const int b = lib.add(box({0.3, 0.2, 0.1}));
+  const auto pts = collide(lib, floor, Pose{}, b, Pose{Vec3(0.07, 0.11, 0.1 - 0.002), Quat::Identity()});
+  ASSERT_EQ(pts.size(), 4u);
+  for (const ContactPoint& p : pts) {
+    EXPECT_NEAR(p.normal.z(), 1.0, 1e-12);
+    EXPECT_NEAR(p.depth, 0.002, 1e-12);
+  }
+}
+
+// A ball over the shared (flat) diagonal of two floor triangles: face normal, no bump
+// (sharp-edge rule); the same ball over the floor's open boundary edge keeps the edge normal.
+TEST(MeshContact, BallOnAFlatEdgeTakesTheFaceNormal) {
+  ShapeLibrary lib;
+  const int floor = lib.add(mesh_shape(floor_surface(1, 2.0)));
+  const int ball = lib.add(sphere(0.1));
+  for (double x : {-0.5, 0.0, 0.3}) {
+    const auto pts = collide(lib, floor, Pose{}, ball, Pose{Vec3(x, x, 0.099), Quat::Identity()});
+    ASSERT_EQ(pts.size(), 1u) << x;
+    EXPECT_NEAR(pts[0].normal.z(), 1.0, 1e-12);
+    EXPECT_NEAR(pts[0].depth, 0.001, 1e-12);
+  }
+  // beyond the boundary edge at x = 1: the closest feature is the edge, its normal points out
+  const auto pts = collide(lib, floor, Pose{}, ball, Pose{Vec3(1.05, 0.0, 0.05), Quat::Identity()});
+  ASSERT_EQ(pts.size(), 1u);
+  EXPECT_NEAR(pts[0].normal.x(), std::sqrt(0.5), 1e-9);
+  EXPECT_NEAR(pts[0].normal.z(), std::sqrt(0.5), 1e-9);
+}
+
+// One-sidedness: a ball below the floor (behind its triangles) gets no contact at all.
+TEST(MeshContact, NothingBehindATriangle) {
+  ShapeLibrary lib;
+  const int floor = lib.add(mesh_shape(floor_surface(2, 2.0)));
+  const int ball = lib.add(sphere(0.1));
+  EXPECT_TRUE(collide(lib, floor, Pose{}, ball, Pose{Vec3(0.2, 0.1, -0.05), Quat::Identity()}).empty());
+  EXPECT_TRUE(collide(lib, floor, Pose{}, lib.add(box(Vec3::Constant(0.1))), Pose{Vec3(0.2, 0.1, -0.05), Quat::Identity()}).empty());
+}
+
+// A mesh box against the box primitive and the plane: the same contacts as the primitive pair.
+TEST(MeshContact, MeshBoxMatchesTheBoxPrimitive) {
+  ShapeLibrary lib;
+  const Vec3 h(0.3, 0.2, 0.1);
+  const int mb = lib.add(mesh_shape(box_surface(h))), pb = lib.add(box(h));
+  const int other = lib.add(box({0.25, 0.25, 0.05})), plane = lib.add(ground_plane());
+  const Pose top{Vec3(0.05, -0.02, 0.15 - 0.003), Quat::Identity()};
+  const auto mesh_pts = collide(lib, mb, Pose{}, other, top), box_pts = collide(lib, pb, Pose{}, other, top);
+  ASSERT_EQ(mesh_pts.size(), 4u);
+  ASSERT_EQ(box_pts.size(), 4u);
+  for (const ContactPoint& p : mesh_pts) {
+    EXPECT_NEAR(p.normal.z(), 1.0, 1e-9);
+    EXPECT_NEAR(p.depth, 0.003, 1e-9);
+  }
+  const Pose resting{Vec3(0.0, 0.0, 0.1 - 0.001), Quat(Eigen::AngleAxisd(0.3, Vec3::UnitZ()))};
+  const auto on_plane = collide(lib, mb, resting, plane, Pose{});
+  ASSERT_EQ(on_plane.size(), 4u);
+  for (const ContactPoint& p : on_plane) {
+    EXPECT_NEAR(p.normal.z(), -1.0, 1e-12);
+    EXPECT_NEAR(p.depth, 0.001, 1e-12);
+  }
+}
+
+// Two mesh boxes stacked: one face manifold of 4 points along the stacking axis, in either order.
+TEST(MeshContact, MeshOnMeshStack) {
+  ShapeLibrary lib;
+  const int m = lib.add(mesh_shape(box_surface({0.2, 0.2, 0.1})));
+  const Pose lower{}, upper{Vec3(0.03, 0.01, 0.2 - 0.002), Quat(Eigen::AngleAxisd(0.2, Vec3::UnitZ()))};
+  for (bool swap : {false, true}) {
+    const auto pts = swap ? collide(lib, m, upper, m, lower) : collide(lib, m, lower, m, upper);
+    ASSERT_GE(pts.size(), 3u);
+    ASSERT_LE(pts.size(), 4u);
+    for (const ContactPoint& p : pts) {
+      EXPECT_NEAR(std::abs(p.normal.z()), 1.0, 1e-9);
+      EXPECT_NEAR(p.normal.z(), swap ? -1.0 : 1.0, 1e-9);
+      EXPECT_NEAR(p.depth, 0.002, 1e-9);
+    }
+  }
+}
+
+// Non-convex: a jack lying on a floor touches it with several arms at once; a ball dropped into
+// the crook between two arms touches both arms (two normals).
+TEST(MeshContact, JackTouchesWithSeveralArms) {
+  ShapeLibrary lib;
+  const int jack = lib.add(mesh_shape(jack_surface(0.1, 2)));
+  const int plane = lib.add(ground_plane());
+  const auto on_plane = collide(lib, jack, Pose{Vec3(0.0, 0.0, 0.25 - 0.001), Quat::Identity()}, plane, Pose{});
+  ASSERT_EQ(on_plane.size(), 4u);  // the bottom arm's end face
+  const int ball = lib.add(sphere(0.1));
+  // the ball sits in the crook of the +x and +z arms, touching both
+  const double c = 0.05 + 0.1 - 0.001;
+  const auto pts = collide(lib, jack, Pose{}, ball, Pose{Vec3(c, 0.0, c), Quat::Identity()});
+  bool up = false, side = false;
+  for (const ContactPoint& p : pts) {
+    up = up || p.normal.z() > 0.99;
+    side = side || p.normal.x() > 0.99;
+  }
+  EXPECT_TRUE(up && side) << pts.size() << " points";
+}
+
+}  // namespace
+}  // namespace coulomb
