@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   app.add_option("--set", set, "override a scene value for both engines: JSON_POINTER=VALUE (repeatable)")
       ->allow_extra_args(false);
   app.add_flag("--bullet-one-friction-direction", one_friction_direction,
-               "Bullet's default single friction direction per contact (its merit then ignores the second tangent)");
+               "Bullet's default: one friction direction per contact (no friction along the second tangent; the merit still judges both)");
   app.add_flag("--json", json, "one JSON object per line per engine configuration");
   app.add_flag("--markdown", markdown, "a markdown table instead of the text table")->excludes("--json");
   try {

@@ -27,7 +27,8 @@ Summary summarize(const RunResult& r) {
 }
 
 std::string config(const RunResult& r) {
-  return r.engine == "bullet" ? "bullet-" + std::to_string(r.iterations) : r.solver;
+  if (r.engine != "bullet") return r.solver;
+  return "bullet-" + std::to_string(r.iterations) + (r.friction_directions == 1 ? "-1dir" : "");
 }
 
 nlohmann::json number_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
@@ -39,9 +40,9 @@ void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
               h.bodies, h.dt, h.steps, h.threads);
   std::printf("(Bullet runs single-threaded: btDiscreteDynamicsWorld is its sequential world, and Debian's\n"
               " Bullet is built without BT_THREADSAFE, so it has no parallel task scheduler)\n\n");
-  std::printf("%-8s %-11s %5s %9s %13s %12s %12s %11s\n", "engine", "config", "iters", "ms/step", "contacts",
+  std::printf("%-8s %-11s %9s %9s %13s %12s %12s %11s\n", "engine", "config", "iters", "ms/step", "contacts",
               "max pen [m]", "merit (med)", "drift [m]");
-  std::printf("%-8s %-11s %5s %9s %13s %12s %12s %11s\n", "", "", "", "(median)", "median/max", "", "", "");
+  std::printf("%-8s %-11s %9s %9s %13s %12s %12s %11s\n", "", "", "med/limit", "(median)", "median/max", "", "", "");
   std::vector<Summary> sums;
   for (const RunResult& r : runs) {
     const Summary s = summarize(r);
@@ -51,8 +52,11 @@ void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
     else std::snprintf(merit, sizeof merit, "%.2e", s.merit);
     char contacts[32];
     std::snprintf(contacts, sizeof contacts, "%g/%d", s.contacts, s.contacts_max);
-    std::printf("%-8s %-11s %5d %9.3f %13s %12.2e %12s %11.2e\n", r.engine.c_str(), config(r).c_str(), r.iterations,
-                s.ms, contacts, r.max_penetration, merit, r.max_drift);
+    char iters[32];  // Bullet stops before its limit only at a zero residual (m_leastSquaresResidualThreshold 0)
+    if (r.engine == "coulomb") std::snprintf(iters, sizeof iters, "%g/%d", s.solver_iterations, r.iterations);
+    else std::snprintf(iters, sizeof iters, "%d", r.iterations);
+    std::printf("%-8s %-11s %9s %9.3f %13s %12.2e %12s %11.2e\n", r.engine.c_str(), config(r).c_str(), iters, s.ms,
+                contacts, r.max_penetration, merit, r.max_drift);
   }
   for (const RunResult& r : runs) {
     if (!r.failure.empty()) std::printf("  %s %s stopped after %d steps: %s\n", r.engine.c_str(), config(r).c_str(),
@@ -126,7 +130,10 @@ void print_json_lines(const ReportHeader& h, const std::vector<RunResult>& runs)
       }
       j["vs_bullet"] = ratios;
     }
-    if (r.engine == "bullet") j["reconstruction_error"] = r.reconstruction_error;
+    if (r.engine == "bullet") {
+      j["friction_directions"] = r.friction_directions;
+      j["reconstruction_error"] = r.reconstruction_error;
+    }
     if (!r.merit_note.empty()) j["merit_note"] = r.merit_note;
     if (!r.failure.empty()) j["failure"] = r.failure;
     std::printf("%s\n", j.dump().c_str());

@@ -109,6 +109,7 @@ RunResult run_bullet(const coulomb::SceneDef& scene, const BulletSettings& setti
   r.solver = "sequential-impulse";
   r.iterations = settings.iterations;
   r.threads = 1;
+  r.friction_directions = settings.two_friction_directions ? 2 : 1;
   // Coulomb's model gives the masses, principal inertias and body frames (bullet_world.h)
   const coulomb::World reference(scene);
   const coulomb::RigidModel& model = reference.model();

@@ -15,6 +15,7 @@ struct RunResult {
   std::string solver;      // Coulomb solver name, or Bullet's "sequential-impulse"
   int iterations = 0;      // the solver's iteration limit
   int threads = 1;
+  int friction_directions = 2;  // Bullet: friction rows per contact (1 = Bullet's default)
   int steps = 0;           // steps completed
   std::string failure;     // why the run stopped early, empty if it did not
 
