@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Smoke test of tools/bench/coulomb-vs-bullet: a short run of the sliding box with --json gives
+# one line per engine configuration, each with the documented fields as finite numbers.
+# usage: coulomb_vs_bullet_test.sh EXE SOURCE_DIR
+set -u
+exe="$1"; src="$2"
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+fails=0; passes=0
+ok() { passes=$((passes + 1)); }
+fail() { echo "FAIL $1"; fails=$((fails + 1)); }
+
+"$exe" "$src/scenes/sliding_box.json" --steps 20 --json >"$tmp/out.jsonl" 2>"$tmp/err.txt"
+code=$?
+[ "$code" -eq 0 ] && ok || { fail "exit code $code"; cat "$tmp/err.txt"; }
+# default configurations: Coulomb prox-gs and pgs, Bullet at 10 and 100 iterations
+[ "$(wc -l <"$tmp/out.jsonl")" -eq 4 ] && ok || fail "expected 4 JSON lines, got $(wc -l <"$tmp/out.jsonl")"
+for engine in coulomb bullet; do
+  [ "$(grep -c "\"engine\":\"$engine\"" "$tmp/out.jsonl")" -eq 2 ] && ok || fail "expected 2 $engine lines"
+done
+number='-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?'
+while IFS= read -r line; do
+  for key in ms_per_step contacts max_penetration merit max_drift iterations threads steps; do
+    echo "$line" | grep -Eq "\"$key\":$number[,}]" && ok || fail "field $key missing or not a finite number in: $line"
+  done
+  echo "$line" | grep -q '"steps":20[,}]' && ok || fail "not 20 steps in: $line"
+done <"$tmp/out.jsonl"
+
+# every shape type goes through the Bullet scene builder, and the contact problem rebuilt from
+# Bullet's manifolds explains Bullet's own velocity change (M^-1 J^T lambda = u' - u_free)
+"$exe" "$src/tools/bench/shapes.json" --steps 20 --json --solver prox-gs --bullet-iterations 10 >"$tmp/shapes.jsonl" 2>"$tmp/err.txt"
+code=$?
+[ "$code" -eq 0 ] && ok || { fail "shapes: exit code $code"; cat "$tmp/err.txt"; }
+err="$(grep -o '"reconstruction_error":[^,}]*' "$tmp/shapes.jsonl" | cut -d: -f2)"
+awk -v e="${err:-x}" 'BEGIN { exit !(e ~ /^[0-9.eE+-]+$/ && e + 0 < 1e-9) }' && ok || fail "shapes: reconstruction error '$err'"
+[ "$(grep -c '"merit":' "$tmp/shapes.jsonl")" -eq 2 ] && ok || fail "shapes: expected 2 lines with a merit"
+
+# a bad option and a missing scene exit with code 2 (SCENE_FORMAT.md)
+"$exe" "$src/scenes/sliding_box.json" --steps -1 >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "bad option not exit 2"
+"$exe" "$tmp/nope.json" >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "missing scene not exit 2"
+"$exe" "$src/scenes/sliding_box.json" --solver nope >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "unknown solver not exit 2"
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]

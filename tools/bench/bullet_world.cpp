@@ -1,0 +1,217 @@
+// Building Bullet's world from a Coulomb scene, shape by shape (bullet_world.h, README.md).
+#include "bullet_world.h"
+
+#include <BulletCollision/CollisionDispatch/btManifoldResult.h>
+#include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
+#include <BulletCollision/Gimpact/btGImpactShape.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace bench {
+
+using coulomb::Pose;
+using coulomb::Shape;
+using coulomb::ShapeType;
+using coulomb::Vec3;
+
+namespace {
+
+btVector3 bt(const Vec3& v) { return {v.x(), v.y(), v.z()}; }
+Vec3 cv(const btVector3& v) { return {v.x(), v.y(), v.z()}; }
+btTransform bt(const Pose& p) {
+  return btTransform(btQuaternion(p.q.x(), p.q.y(), p.q.z(), p.q.w()), bt(p.p));
+}
+bool is_identity(const Pose& p) { return p.p.norm() < 1e-12 && p.q.vec().norm() < 1e-12; }
+
+// Bullet keeps a box's or cylinder's outer size and rounds its edges by the margin in GJK
+// pairs; its default margin (0.04 m) is larger than a wall brick's thinnest half extent allows.
+double margin_for(double smallest_half_extent) { return std::min(0.04, 0.2 * smallest_half_extent); }
+// Hulls and meshes grow by their margin: keep it at a millimetre.
+constexpr double kHullMargin = 1e-3;
+
+// Bullet's material-combine callbacks (globals of btManifoldResult.h): every Bullet body points
+// at its BulletWorld, which holds Coulomb's pair table.
+const BulletWorld& owner(const btCollisionObject* a) { return *static_cast<const BulletWorld*>(a->getUserPointer()); }
+btScalar combined_friction(const btCollisionObject* a, const btCollisionObject* b) {
+  return owner(a).coefficients(a, b).mu[0];  // Bullet's friction is isotropic: mu_s
+}
+btScalar combined_restitution(const btCollisionObject* a, const btCollisionObject* b) {
+  return owner(a).coefficients(a, b).restitution;
+}
+
+}  // namespace
+
+std::vector<coulomb::ContactCoefficients> pair_coefficients(const coulomb::SceneDef& scene) {
+  const std::size_t nm = scene.materials.size();
+  std::vector<coulomb::ContactCoefficients> table(nm * nm);
+  for (std::size_t a = 0; a < nm; ++a)
+    for (std::size_t b = 0; b < nm; ++b) {
+      const coulomb::MaterialDef& x = scene.materials[a];
+      const coulomb::MaterialDef& y = scene.materials[b];
+      table[a * nm + b].mu = Vec3(std::sqrt(x.friction_s * y.friction_s), std::sqrt(x.friction_t * y.friction_t),
+                                  std::sqrt(x.torsional_friction * y.torsional_friction));
+      table[a * nm + b].restitution = std::sqrt(x.restitution * y.restitution);
+    }
+  for (const coulomb::ContactMaterialDef& cm : scene.contact_materials) {
+    const coulomb::ContactCoefficients c{Vec3(cm.friction_s, cm.friction_t, cm.torsional_friction), cm.restitution};
+    table[std::size_t(cm.a) * nm + std::size_t(cm.b)] = c;
+    table[std::size_t(cm.b) * nm + std::size_t(cm.a)] = c;
+  }
+  return table;
+}
+
+BulletWorld::BulletWorld(const coulomb::SceneDef& scene, const coulomb::RigidModel& model,
+                         const coulomb::RigidState& initial, const BulletSettings& settings)
+    : scene_(scene), model_(model), pair_coeffs_(pair_coefficients(scene)) {
+  // contacts are kept up to the scene's envelope, the same for every pair (Bullet's default
+  // scales a global 0.02 m by each shape's size)
+  gContactBreakingThreshold = std::max(scene.envelope, 1e-4);
+  gCalculateCombinedFrictionCallback = &combined_friction;
+  gCalculateCombinedRestitutionCallback = &combined_restitution;
+
+  config_ = std::make_unique<btDefaultCollisionConfiguration>();
+  // a full manifold (up to 4 points) from the first step on a plane, as Bullet's demos set it;
+  // otherwise a box meets a plane at one point per step
+  config_->setPlaneConvexMultipointIterations();
+  dispatcher_ = std::make_unique<btCollisionDispatcher>(config_.get());
+  dispatcher_->setDispatcherFlags(dispatcher_->getDispatcherFlags() &
+                                  ~btCollisionDispatcher::CD_USE_RELATIVE_CONTACT_BREAKING_THRESHOLD);
+  btGImpactCollisionAlgorithm::registerAlgorithm(dispatcher_.get());
+  broadphase_ = std::make_unique<btDbvtBroadphase>();
+  solver_ = std::make_unique<btSequentialImpulseConstraintSolver>();
+  world_ = std::make_unique<btDiscreteDynamicsWorld>(dispatcher_.get(), broadphase_.get(), solver_.get(), config_.get());
+  world_->setGravity(bt(scene.gravity));
+  btContactSolverInfo& info = world_->getSolverInfo();
+  info.m_numIterations = settings.iterations;
+  if (settings.two_friction_directions) info.m_solverMode |= SOLVER_USE_2_FRICTION_DIRECTIONS;
+
+  for (int i = 0; i < model.size(); ++i) {
+    const auto k = std::size_t(i);
+    const bool fixed = model.fixed[k] != 0;
+    btCollisionShape* s = shape(model.shape[k], model.shape_in_body[k], fixed);
+    btRigidBody::btRigidBodyConstructionInfo ci(fixed ? 0.0 : model.mass[k], nullptr, s,
+                                                fixed ? btVector3(0, 0, 0) : bt(model.inertia[k]));
+    ci.m_startWorldTransform = bt(initial.body_pose(i));
+    auto body = std::make_unique<btRigidBody>(ci);
+    body->setUserIndex(i);
+    body->setUserPointer(this);
+    if (!fixed) {
+      body->setLinearVelocity(bt(initial.v[k]));
+      body->setAngularVelocity(bt(initial.w[k]));
+      body->setActivationState(DISABLE_DEACTIVATION);  // no sleeping: Coulomb has none
+    }
+    world_->addRigidBody(body.get());
+    bodies_.push_back(std::move(body));
+  }
+}
+
+BulletWorld::~BulletWorld() {
+  for (auto& b : bodies_) world_->removeRigidBody(b.get());
+}
+
+const coulomb::ContactCoefficients& BulletWorld::coefficients(const btCollisionObject* a,
+                                                              const btCollisionObject* b) const {
+  const std::size_t nm = scene_.materials.size();
+  const auto ma = std::size_t(model_.material[std::size_t(a->getUserIndex())]);
+  const auto mb = std::size_t(model_.material[std::size_t(b->getUserIndex())]);
+  return pair_coeffs_[ma * nm + mb];
+}
+
+void BulletWorld::step() { world_->stepSimulation(scene_.dt, 1, scene_.dt); }
+
+void BulletWorld::read_state(coulomb::RigidState& out) const {
+  out.resize(int(bodies_.size()));
+  for (std::size_t k = 0; k < bodies_.size(); ++k) {
+    const btRigidBody& b = *bodies_[k];
+    const btQuaternion q = b.getOrientation();
+    out.x[k] = cv(b.getCenterOfMassPosition());
+    out.q[k] = coulomb::Quat(q.w(), q.x(), q.y(), q.z());
+    out.v[k] = cv(b.getLinearVelocity());
+    out.w[k] = cv(b.getAngularVelocity());
+  }
+}
+
+template <class T, class... Args>
+T* BulletWorld::keep(Args&&... args) {
+  auto p = std::make_unique<T>(std::forward<Args>(args)...);
+  T* raw = p.get();
+  shapes_.push_back(std::move(p));
+  return raw;
+}
+
+// The Bullet shape of library shape `id` placed at `frame` (the shape frame in the body frame).
+btCollisionShape* BulletWorld::shape(int id, const Pose& frame, bool is_static) {
+  const Shape& s = scene_.shapes[id];
+  switch (s.type) {
+    case ShapeType::Convex: {
+      auto* hull = keep<btConvexHullShape>();
+      for (const Vec3& v : s.hull.vertices) hull->addPoint(bt(frame.apply(v)), false);
+      hull->recalcLocalAabb();
+      hull->setMargin(kHullMargin);
+      return hull;
+    }
+    case ShapeType::Mesh:
+      return mesh(*s.mesh, frame, is_static);
+    case ShapeType::Compound: {
+      auto* compound = keep<btCompoundShape>();
+      for (const coulomb::CompoundChild& c : s.children) compound->addChildShape(bt(frame * c.pose), shape(c.shape, {}, is_static));
+      return compound;
+    }
+    case ShapeType::Plane: {
+      const Vec3 n = frame.rotate(s.normal);
+      return keep<btStaticPlaneShape>(bt(n), s.offset + n.dot(frame.p));
+    }
+    default: {
+      btCollisionShape* p = primitive(s);
+      if (is_identity(frame)) return p;
+      auto* wrapper = keep<btCompoundShape>();
+      wrapper->addChildShape(bt(frame), p);
+      return wrapper;
+    }
+  }
+}
+
+btCollisionShape* BulletWorld::primitive(const Shape& s) {
+  switch (s.type) {
+    case ShapeType::Sphere:
+      return keep<btSphereShape>(s.radius);
+    case ShapeType::Box: {
+      auto* box = keep<btBoxShape>(bt(s.half_extents));
+      box->setMargin(margin_for(s.half_extents.minCoeff()));
+      return box;
+    }
+    case ShapeType::Capsule:
+      return keep<btCapsuleShapeZ>(s.radius, 2.0 * s.half_height);
+    case ShapeType::Cylinder: {
+      auto* cyl = keep<btCylinderShapeZ>(btVector3(s.radius, s.radius, s.half_height));
+      cyl->setMargin(margin_for(std::min(s.radius, s.half_height)));
+      return cyl;
+    }
+    default:
+      throw std::logic_error(std::string("no Bullet primitive for shape type ") + coulomb::shape_type_name(s.type));
+  }
+}
+
+// Static meshes: a BVH triangle mesh; moving ones: GImpact (Bullet's only dynamic concave shape).
+btCollisionShape* BulletWorld::mesh(const coulomb::TriMesh& m, const Pose& frame, bool is_static) {
+  std::vector<double>& v = mesh_vertices_.emplace_back();
+  std::vector<int>& idx = mesh_indices_.emplace_back();
+  for (const Vec3& p : m.vertices) {
+    const Vec3 q = frame.apply(p);
+    v.insert(v.end(), {q.x(), q.y(), q.z()});
+  }
+  for (const auto& t : m.triangles) idx.insert(idx.end(), {t[0], t[1], t[2]});
+  auto arr = std::make_unique<btTriangleIndexVertexArray>(int(m.triangles.size()), idx.data(), int(3 * sizeof(int)),
+                                                          int(m.vertices.size()), v.data(), int(3 * sizeof(double)));
+  btStridingMeshInterface* iface = arr.get();
+  mesh_arrays_.push_back(std::move(arr));
+  if (is_static) return keep<btBvhTriangleMeshShape>(iface, true);
+  auto* g = keep<btGImpactMeshShape>(iface);
+  g->setMargin(kHullMargin);
+  g->updateBound();
+  return g;
+}
+
+}  // namespace bench

@@ -1,0 +1,69 @@
+// coulomb-vs-bullet SCENE: the same scene stepped by Coulomb's World and by Bullet's
+// btDiscreteDynamicsWorld in one process; prints ms per step, contacts, penetration, the FCLib
+// merit of each engine's impulses and the drift (README.md).
+#include "report.h"
+#include "runs.h"
+
+#include <coulomb/error.h>
+#include <coulomb/scene_overrides.h>
+#include <coulomb/solver.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+
+int main(int argc, char** argv) {
+  CLI::App app{"coulomb-vs-bullet: one scene in Coulomb and in Bullet's sequential-impulse solver"};
+  std::string scene_file;
+  int steps = 0, threads = 1;
+  std::vector<std::string> solvers{"prox-gs", "pgs"}, set;
+  std::vector<int> bullet_iterations{10, 100};
+  bool json = false, markdown = false, one_friction_direction = false;
+  app.add_option("scene", scene_file, "scene file (JSON, coulomb-scene/1)")->required();
+  app.add_option("--steps", steps, "steps per run (default: the scene's)")->check(CLI::Range(1, 100000000));
+  app.add_option("--threads", threads, "Coulomb's worker threads (Bullet is single-threaded)")->check(CLI::Range(1, 1024));
+  app.add_option("--solver", solvers, "Coulomb solver (repeatable; default prox-gs and pgs)")->allow_extra_args(false);
+  app.add_option("--bullet-iterations", bullet_iterations, "Bullet solver iterations (repeatable; default 10 and 100)")
+      ->allow_extra_args(false)
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--set", set, "override a scene value for both engines: JSON_POINTER=VALUE (repeatable)")
+      ->allow_extra_args(false);
+  app.add_flag("--bullet-one-friction-direction", one_friction_direction,
+               "Bullet's default: one friction direction per contact (no friction along the second tangent; the merit still judges both)");
+  app.add_flag("--json", json, "one JSON object per line per engine configuration");
+  app.add_flag("--markdown", markdown, "a markdown table instead of the text table")->excludes("--json");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  try {
+    coulomb::SceneOverrides o;
+    o.steps = steps;
+    o.set = set;
+    const coulomb::SceneDef scene = coulomb::load_scene(scene_file, o);
+    std::vector<bench::RunResult> runs;
+    for (const std::string& solver : solvers) {
+      o.solver = solver;  // validated like `coulomb run --solver`
+      runs.push_back(bench::run_coulomb(coulomb::load_scene(scene_file, o), threads));
+    }
+    for (int n : bullet_iterations) {
+      bench::BulletSettings bs;
+      bs.iterations = n;
+      bs.two_friction_directions = !one_friction_direction;
+      runs.push_back(bench::run_bullet(scene, bs));
+    }
+    const bench::ReportHeader h{scene.name, int(scene.bodies.size()), scene.dt, scene.steps, threads};
+    if (json) bench::print_json_lines(h, runs);
+    else if (markdown) bench::print_markdown(h, runs);
+    else bench::print_table(h, runs);
+  } catch (const coulomb::InputError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

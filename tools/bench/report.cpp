@@ -1,0 +1,143 @@
+// Table and JSON-lines output of coulomb-vs-bullet (report.h).
+#include "report.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace bench {
+
+namespace {
+
+struct Summary {
+  double ms = 0.0, contacts = 0.0, merit = 0.0, solver_iterations = 0.0;
+  int contacts_max = 0;
+};
+
+Summary summarize(const RunResult& r) {
+  Summary s;
+  s.ms = median(r.ms);
+  s.contacts = median(std::vector<double>(r.contacts.begin(), r.contacts.end()));
+  s.contacts_max = r.contacts.empty() ? 0 : *std::max_element(r.contacts.begin(), r.contacts.end());
+  s.merit = median(r.merit);
+  s.solver_iterations = median(std::vector<double>(r.solver_iterations.begin(), r.solver_iterations.end()));
+  return s;
+}
+
+std::string config(const RunResult& r) {
+  if (r.engine != "bullet") return r.solver;
+  return "bullet-" + std::to_string(r.iterations) + (r.friction_directions == 1 ? "-1dir" : "");
+}
+
+nlohmann::json number_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
+  std::printf("scene '%s': %d bodies, dt %g s, %d steps; Coulomb on %d thread(s), Bullet on 1\n", h.scene.c_str(),
+              h.bodies, h.dt, h.steps, h.threads);
+  std::printf("(Bullet runs single-threaded: btDiscreteDynamicsWorld is its sequential world, and Debian's\n"
+              " Bullet is built without BT_THREADSAFE, so it has no parallel task scheduler)\n\n");
+  std::printf("%-8s %-11s %9s %9s %13s %12s %12s %11s\n", "engine", "config", "iters", "ms/step", "contacts",
+              "max pen [m]", "merit (med)", "drift [m]");
+  std::printf("%-8s %-11s %9s %9s %13s %12s %12s %11s\n", "", "", "med/limit", "(median)", "median/max", "", "", "");
+  std::vector<Summary> sums;
+  for (const RunResult& r : runs) {
+    const Summary s = summarize(r);
+    sums.push_back(s);
+    char merit[32];
+    if (r.merit.empty()) std::snprintf(merit, sizeof merit, "n/a");
+    else std::snprintf(merit, sizeof merit, "%.2e", s.merit);
+    char contacts[32];
+    std::snprintf(contacts, sizeof contacts, "%g/%d", s.contacts, s.contacts_max);
+    char iters[32];  // Bullet stops before its limit only at a zero residual (m_leastSquaresResidualThreshold 0)
+    if (r.engine == "coulomb") std::snprintf(iters, sizeof iters, "%g/%d", s.solver_iterations, r.iterations);
+    else std::snprintf(iters, sizeof iters, "%d", r.iterations);
+    std::printf("%-8s %-11s %9s %9.3f %13s %12.2e %12s %11.2e\n", r.engine.c_str(), config(r).c_str(), iters, s.ms,
+                contacts, r.max_penetration, merit, r.max_drift);
+  }
+  for (const RunResult& r : runs) {
+    if (!r.failure.empty()) std::printf("  %s %s stopped after %d steps: %s\n", r.engine.c_str(), config(r).c_str(),
+                                        r.steps, r.failure.c_str());
+    if (!r.merit_note.empty()) std::printf("  %s %s merit %s\n", r.engine.c_str(), config(r).c_str(), r.merit_note.c_str());
+    if (r.engine == "bullet")
+      std::printf("  %s: rebuilt contact problem explains Bullet's velocity change to %.1e (largest |du - M^-1 J^T lambda|)\n",
+                  config(r).c_str(), r.reconstruction_error);
+  }
+
+  std::printf("\nCoulomb / Bullet        ms per step       merit\n");
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i].engine != "coulomb") continue;
+    for (std::size_t j = 0; j < runs.size(); ++j) {
+      if (runs[j].engine != "bullet") continue;
+      const std::string pair = config(runs[i]) + " / " + config(runs[j]);
+      std::printf("%-22s %10.2fx %12.2ex\n", pair.c_str(), sums[i].ms / sums[j].ms, sums[i].merit / sums[j].merit);
+    }
+  }
+}
+
+void print_markdown(const ReportHeader& h, const std::vector<RunResult>& runs) {
+  std::printf("| scene | engine | config | iters | threads | steps | ms/step | contacts med/max | max pen [m] | "
+              "merit (med) | drift [m] | Coulomb/Bullet: ms, merit |\n");
+  std::printf("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+  for (const RunResult& r : runs) {
+    const Summary s = summarize(r);
+    std::string ratios;
+    if (r.engine == "coulomb") {
+      for (const RunResult& b : runs) {
+        if (b.engine != "bullet") continue;
+        const Summary bs = summarize(b);
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "%svs %s: %.2fx, %.1e", ratios.empty() ? "" : "; ", config(b).c_str(),
+                      s.ms / bs.ms, s.merit / bs.merit);
+        ratios += buf;
+      }
+    }
+    char merit[32] = "n/a";
+    if (!r.merit.empty()) std::snprintf(merit, sizeof merit, "%.1e", s.merit);
+    std::printf("| %s | %s | %s | %d | %d | %d%s | %.3f | %g/%d | %.1e | %s | %.1e | %s |\n", h.scene.c_str(),
+                r.engine.c_str(), config(r).c_str(), r.iterations, r.threads, r.steps, r.failure.empty() ? "" : " (stopped)",
+                s.ms, s.contacts, s.contacts_max, r.max_penetration, merit, r.max_drift, ratios.c_str());
+  }
+}
+
+void print_json_lines(const ReportHeader& h, const std::vector<RunResult>& runs) {
+  for (const RunResult& r : runs) {
+    const Summary s = summarize(r);
+    nlohmann::json j = {{"scene", h.scene},
+                        {"engine", r.engine},
+                        {"solver", r.solver},
+                        {"iterations", r.iterations},
+                        {"threads", r.threads},
+                        {"steps", r.steps},
+                        {"ms_per_step", number_or_null(s.ms)},
+                        {"contacts", number_or_null(s.contacts)},
+                        {"contacts_max", s.contacts_max},
+                        {"max_penetration", r.max_penetration},
+                        {"merit", number_or_null(s.merit)},
+                        {"max_drift", r.max_drift}};
+    if (r.engine == "coulomb") {
+      j["solver_iterations"] = number_or_null(s.solver_iterations);
+      nlohmann::json ratios = nlohmann::json::array();
+      for (const RunResult& b : runs) {
+        if (b.engine != "bullet") continue;
+        const Summary bs = summarize(b);
+        ratios.push_back({{"bullet_iterations", b.iterations},
+                          {"ms_ratio", number_or_null(s.ms / bs.ms)},
+                          {"merit_ratio", number_or_null(s.merit / bs.merit)}});
+      }
+      j["vs_bullet"] = ratios;
+    }
+    if (r.engine == "bullet") {
+      j["friction_directions"] = r.friction_directions;
+      j["reconstruction_error"] = r.reconstruction_error;
+    }
+    if (!r.merit_note.empty()) j["merit_note"] = r.merit_note;
+    if (!r.failure.empty()) j["failure"] = r.failure;
+    std::printf("%s\n", j.dump().c_str());
+  }
+}
+
+}  // namespace bench

@@ -1,0 +1,40 @@
+// One benchmark run per engine configuration: step the scene, time the step call alone, and
+// collect contacts, penetration, the FCLib merit of the step's impulses and the drift.
+#pragma once
+#include "bullet_world.h"
+
+#include <coulomb/scene.h>
+
+#include <string>
+#include <vector>
+
+namespace bench {
+
+struct RunResult {
+  std::string engine;      // "coulomb" | "bullet"
+  std::string solver;      // Coulomb solver name, or Bullet's "sequential-impulse"
+  int iterations = 0;      // the solver's iteration limit
+  int threads = 1;
+  int friction_directions = 2;  // Bullet: friction rows per contact (1 = Bullet's default)
+  int steps = 0;           // steps completed
+  std::string failure;     // why the run stopped early, empty if it did not
+
+  std::vector<double> ms;        // (steps) wall time of the step call (unit: ms)
+  std::vector<int> contacts;     // (steps)
+  std::vector<double> merit;     // merit of each step that had contacts
+  std::vector<int> solver_iterations;  // (steps) Coulomb only
+  double max_penetration = 0.0;  // over the run (unit: m)
+  double max_drift = 0.0;        // largest distance of a moving body's centre of mass from its start (unit: m)
+  std::string merit_note;        // "n/a: ..." when no merit could be computed
+  // Bullet only: largest |(u^{t+1} - u_free) - M^-1 J^T lambda| of a moving body over the run,
+  // i.e. how well the rebuilt contact problem explains Bullet's velocity change (unit: m/s, rad/s)
+  double reconstruction_error = 0.0;
+};
+
+double median(std::vector<double> v);  // NaN for an empty vector
+
+// `scene.solver` picks Coulomb's solver; `scene.steps` the number of steps.
+RunResult run_coulomb(const coulomb::SceneDef& scene, int threads);
+RunResult run_bullet(const coulomb::SceneDef& scene, const BulletSettings& settings);
+
+}  // namespace bench
