@@ -3,6 +3,7 @@
 // island solves) must give bit-identical states with 1 and 2 threads; solving per island
 // instead of globally is a different stopping rule, so there the check is on the physics: the
 // merits stay as small and the bodies end up in the same place.
+#include <coulomb/error.h>
 #include <coulomb/scene.h>
 #include <coulomb/world.h>
 #include <gtest/gtest.h>
@@ -99,4 +100,12 @@ TEST(Islands, SolvingPerIslandKeepsTheMeritAndTheMotion) {
     std::printf("%s: worst merit islands %.3g global %.3g, largest position difference %.3g m\n", scene, worst_isl,
                 worst_global, moved);
   }
+}
+
+TEST(Threads, ArenaSizeFollowsTheSetting) {
+  SceneDef scene = load_scene(kScenes + "sliding_box.json");
+  EXPECT_EQ(World(scene, with(1)).settings().threads, 1);
+  EXPECT_EQ(World(scene, with(2)).settings().threads, 2);
+  EXPECT_GE(World(scene, with(0)).settings().threads, 1);  // 0 = all cores
+  EXPECT_THROW(World w(scene, with(-1)), InputError);
 }

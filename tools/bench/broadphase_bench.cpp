@@ -3,8 +3,8 @@
 // ms per call and the ratio to sweep and prune measured in the same run (DESIGN.md).
 //
 // Scene: n shapes (half boxes with random half extents 0.05-0.15 m, half spheres of radius
-// 0.05-0.15 m) uniformly in a cube sized for a constant density (about 3 candidate pairs per
-// shape), grown by a 1 cm envelope, plus a static half-space (a ground plane) and one static
+// 0.05-0.15 m) uniformly in a cube sized for a constant density (about 0.8 overlapping pairs
+// per shape), grown by a 1 cm envelope, plus a static half-space (a ground plane) and one static
 // ground box; every tenth shape is static. Each call sees a new frame: the calls alternate
 // between the positions and the same positions jittered by up to 1 cm, as consecutive steps do.
 // Bullet's tree is incremental (setAabb on every proxy, then calculateOverlappingPairs); its
@@ -35,7 +35,7 @@ struct Frames {
 Frames make_frames(int n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0), size(0.05, 0.15), jitter(-0.01, 0.01);
-  const double side = std::cbrt(double(n) * 0.06);  // constant density: about 3 pairs per shape
+  const double side = std::cbrt(double(n) * 0.06);  // constant density
   Frames f;
   const double inf = std::numeric_limits<double>::infinity();
   for (int i = 0; i < n; ++i) {
