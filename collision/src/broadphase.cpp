@@ -53,4 +53,12 @@ void sweep_and_prune(const std::vector<Aabb>& boxes, const std::vector<std::uint
   std::sort(pairs.begin(), pairs.end());
 }
 
+void broadphase(BroadphaseType type, const std::vector<Aabb>& boxes, const std::vector<std::uint8_t>& is_static,
+                std::vector<std::pair<int, int>>& pairs) {
+  switch (type) {
+    case BroadphaseType::SweepAndPrune: sweep_and_prune(boxes, is_static, pairs); return;
+    case BroadphaseType::Grid: uniform_grid(boxes, is_static, pairs); return;
+  }
+}
+
 }  // namespace coulomb

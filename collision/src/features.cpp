@@ -155,8 +155,21 @@ void clip_halfspace(std::vector<Vec3>& pts, const Vec3& n, double d) {
   pts = std::move(kept);
 }
 
-// Incident feature clipped to the prism over the reference face; depths are measured along the
-// reference normal m (the contact normal, from the reference shape to the incident one).
+
+// Edges and vertices: closest pairs of the two features, two pairs for near-parallel edges.
+void edge_contact(const Feature& fa, const Feature& fb, const Penetration& pen, double envelope,
+                  std::vector<ContactPoint>& out) {
+  std::vector<std::pair<Vec3, Vec3>> pairs;
+  segment_pairs({fa.pts.front(), fa.pts.back()}, {fb.pts.front(), fb.pts.back()}, pairs);
+  for (const auto& [pa, pb] : pairs) {
+    // a single pair is the EPA contact itself; line contacts are measured pair by pair
+    const double depth = pairs.size() == 1 ? pen.depth : (pa - pb).dot(pen.n);
+    if (keep(depth, envelope)) out.push_back({0.5 * (pa + pb), pen.n, depth, fa.id, fb.id});
+  }
+}
+
+}  // namespace
+
 void face_contact(const Feature& ref, const Feature& inc, double envelope, std::vector<ContactPoint>& out) {
   const Vec3& m = ref.normal;
   const std::size_t nr = ref.pts.size();
@@ -173,20 +186,6 @@ void face_contact(const Feature& ref, const Feature& inc, double envelope, std::
     if (keep(depth, envelope)) out.push_back({p + 0.5 * depth * m, m, depth, ref.id, inc.id});
   }
 }
-
-// Edges and vertices: closest pairs of the two features, two pairs for near-parallel edges.
-void edge_contact(const Feature& fa, const Feature& fb, const Penetration& pen, double envelope,
-                  std::vector<ContactPoint>& out) {
-  std::vector<std::pair<Vec3, Vec3>> pairs;
-  segment_pairs({fa.pts.front(), fa.pts.back()}, {fb.pts.front(), fb.pts.back()}, pairs);
-  for (const auto& [pa, pb] : pairs) {
-    // a single pair is the EPA contact itself; line contacts are measured pair by pair
-    const double depth = pairs.size() == 1 ? pen.depth : (pa - pb).dot(pen.n);
-    if (keep(depth, envelope)) out.push_back({0.5 * (pa + pb), pen.n, depth, fa.id, fb.id});
-  }
-}
-
-}  // namespace
 
 Feature support_feature(const Placed& p, const Vec3& u_world, double face_cos) {
   const Vec3 u = p.pose.q.conjugate() * u_world;

@@ -38,6 +38,10 @@ struct Feature { std::vector<Vec3> pts; Vec3 normal = Vec3::Zero(); double align
 // Faces count when their normal is within acos(face_cos) of u.
 Feature support_feature(const Placed& p, const Vec3& u_world, double face_cos);
 
+// Incident feature clipped to the prism over the reference face; depths are measured along the
+// reference normal (the contact normal, from the reference shape to the incident one).
+void face_contact(const Feature& ref, const Feature& inc, double envelope, std::vector<ContactPoint>& out);
+
 // Contact points of two convex shapes along a known axis `pen` (from a to b): the reference face
 // of a or b that lies along the axis with the other's incident feature clipped to it, else the
 // closest pairs of the two edges/vertices. Points are kept while closer than `envelope`.

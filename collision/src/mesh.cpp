@@ -189,7 +189,6 @@ void bvh_pairs(const KdopBvh& a, const KdopBvh& b, double margin, std::vector<st
       stack.emplace_back(ia, nb.left);
     }
   }
-  std::sort(pairs.begin(), pairs.end());
 }
 
 std::shared_ptr<const TriMesh> make_tri_mesh(std::vector<Vec3> vertices, std::vector<std::array<int, 3>> triangles,

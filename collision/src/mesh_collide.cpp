@@ -80,6 +80,74 @@ double overlap_along(const Placed& a, const Placed& b, const Vec3& n) {
   return n.dot(xa - xb);
 }
 
+// A convex polytope in world coordinates: vertices, outward face normals, edge directions.
+struct WorldPolytope {
+  std::vector<Vec3> v, faces, edges;
+  Vec3 centre = Vec3::Zero();
+  void set_triangle(const TriMesh& m, int t, const Pose& pose) {
+    const auto& tri = m.triangles[std::size_t(t)];
+    v.resize(3);
+    for (std::size_t i = 0; i < 3; ++i) v[i] = pose.apply(m.vertices[std::size_t(tri[i])]);
+    const Vec3 n = pose.rotate(m.normals[std::size_t(t)]);
+    faces = {n, -n};
+    edges.resize(3);
+    for (std::size_t i = 0; i < 3; ++i) edges[i] = (v[(i + 1) % 3] - v[i]).normalized();
+    centre = (v[0] + v[1] + v[2]) / 3.0;
+  }
+  // a box or a convex hull
+  void set_shape(const Shape& s, const Pose& pose) {
+    const ConvexHull& h = s.type == ShapeType::Box && s.hull.faces.size() != 6 ? box_hull(s.half_extents) : s.hull;
+    v.resize(h.vertices.size());
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = pose.apply(h.vertices[i]);
+    faces.resize(h.face_normals.size());
+    for (std::size_t i = 0; i < faces.size(); ++i) faces[i] = pose.rotate(h.face_normals[i]);
+    edges.clear();
+    for (const auto& f : h.faces)
+      for (std::size_t i = 0; i < f.size(); ++i) {
+        const Vec3 e = (v[std::size_t(f[(i + 1) % f.size()])] - v[std::size_t(f[i])]).normalized();
+        const bool seen = std::any_of(edges.begin(), edges.end(), [&](const Vec3& o) { return std::abs(o.dot(e)) > 1.0 - 1e-12; });
+        if (!seen && e.allFinite()) edges.push_back(e);
+      }
+    centre = pose.p;
+  }
+  double max_along(const Vec3& n) const {
+    double x = -std::numeric_limits<double>::infinity();
+    for (const Vec3& p : v) x = std::max(x, n.dot(p));
+    return x;
+  }
+  double min_along(const Vec3& n) const {
+    double x = std::numeric_limits<double>::infinity();
+    for (const Vec3& p : v) x = std::min(x, n.dot(p));
+    return x;
+  }
+};
+
+bool is_polytope(const Shape& s) { return s.type == ShapeType::Box || s.type == ShapeType::Convex; }
+
+// The separating-axis test of penetration.cpp (face axes win ties) on polytopes whose vertices
+// are already in the world: a triangle pair costs 11 axes x 6 dot products.
+Penetration polytope_sat(const WorldPolytope& a, const WorldPolytope& b, double scale) {
+  Penetration best{Vec3::Zero(), std::numeric_limits<double>::infinity()};
+  const auto consider = [&](const Vec3& n, double bias) {
+    const double o = a.max_along(n) - b.min_along(n);
+    if (o + bias < best.depth) best = {n, o};
+  };
+  for (const Vec3& n : a.faces) consider(n, 0.0);
+  for (const Vec3& n : b.faces) consider(-n, 0.0);
+  const Vec3 centres = b.centre - a.centre;
+  const double tol = 1e-9 * scale;
+  for (const Vec3& e1 : a.edges)
+    for (const Vec3& e2 : b.edges) {
+      Vec3 n = e1.cross(e2);
+      const double len = n.norm();
+      if (len < 1e-6) continue;
+      n /= len;
+      if (n.dot(centres) < 0.0) n = -n;
+      consider(n, tol);
+    }
+  return best;
+}
+
 double half_diagonal(const ShapeLibrary& lib, const Placed& p) {
   if (p.shape.type == ShapeType::Mesh) return 0.5 * (p.shape.mesh->hi - p.shape.mesh->lo).norm();
   const Aabb box = lib.aabb(p.index, Pose{}, 0.0);
@@ -105,6 +173,16 @@ Vec3 closest_on_triangle(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3
   if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0) return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
   const double denom = 1.0 / (va + vb + vc);
   return a + ab * (vb * denom) + ac * (vc * denom);
+}
+
+// Triangle t's front face as a reference feature in the world.
+Feature front_face(const TriMesh& m, int t, const Pose& pose) {
+  Feature f;
+  for (int v : m.triangles[std::size_t(t)]) f.pts.push_back(pose.apply(m.vertices[std::size_t(v)]));
+  f.normal = pose.rotate(m.normals[std::size_t(t)]);
+  f.align = 1.0;
+  f.id = 0;
+  return f;
 }
 
 // The one-sided normal rule for triangle t of mesh m (placed at `pose`): the axis n (pointing
@@ -137,6 +215,9 @@ void mesh_convex(const ShapeLibrary& lib, const Placed& a, const Placed& b, doub
   const double scale = std::max(half_diagonal(lib, b) + 0.5 * (m.hi - m.lo).norm(), 1e-9);
   const std::size_t start = out.size();
   TriangleShape triangle;
+  WorldPolytope wt, wb;
+  const bool polytope = is_polytope(b.shape);
+  if (polytope) wb.set_shape(b.shape, b.pose);
   for (int t : tris) {
     const auto& tri = m.triangles[std::size_t(t)];
     const Vec3 nt = a.pose.rotate(m.normals[std::size_t(t)]);
@@ -152,6 +233,8 @@ void mesh_convex(const ShapeLibrary& lib, const Placed& a, const Placed& b, doub
       Vec3 n = dist > 1e-12 * scale ? Vec3((c - q) / dist) : nt;
       double depth = r - dist;
       if (!keeps_axis(m, t, a.pose, n, nt)) {
+        // against the face's plane, and only over the face (a neighbour has the rest)
+        if ((q - (c - nt.dot(c - v0) * nt)).norm() > 1e-9 * scale) continue;
         n = nt;
         depth = r - nt.dot(c - v0);
       }
@@ -160,13 +243,20 @@ void mesh_convex(const ShapeLibrary& lib, const Placed& a, const Placed& b, doub
     }
     const Placed tp{-1, triangle.set(m, t), a.pose};
     Penetration pen;
-    if (!penetration(tp, b, scale, env, pen)) continue;
-    if (!keeps_axis(m, t, a.pose, pen.n, nt)) {
-      pen = {nt, overlap_along(tp, b, nt)};
+    if (polytope) {
+      wt.set_triangle(m, t, a.pose);
+      pen = polytope_sat(wt, wb, scale);
       if (!keep(pen.depth, env)) continue;
+    } else if (!penetration(tp, b, scale, env, pen)) {
+      continue;
     }
     const std::size_t first = out.size();
-    convex_manifold(tp, b, pen, env, out);
+    if (keeps_axis(m, t, a.pose, pen.n, nt)) {
+      convex_manifold(tp, b, pen, env, out);
+    } else {
+      // the face normal instead: b's feature facing the triangle, clipped to the face's prism
+      face_contact(front_face(m, t, a.pose), support_feature(b, -nt, kFeatureCos), env, out);
+    }
     for (std::size_t i = first; i < out.size(); ++i) out[i].feature_a = t;
   }
   reduce_mesh_contacts(out, start, 1e-6 * scale);
@@ -206,33 +296,43 @@ void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env
   const double max_depth = 0.25 * std::min(size_a, size_b);
   const std::size_t start = out.size();
   TriangleShape tri_a, tri_b;
+  // world triangles, computed on first use (a triangle meets several of the other's)
+  std::vector<WorldPolytope> world_a(ma.triangles.size()), world_b(mb.triangles.size());
+  const auto world = [](std::vector<WorldPolytope>& w, const TriMesh& m, int t, const Pose& pose) -> const WorldPolytope& {
+    WorldPolytope& p = w[std::size_t(t)];
+    if (p.v.empty()) p.set_triangle(m, t, pose);
+    return p;
+  };
   for (const auto& [i, j] : pairs) {
+    const WorldPolytope &wa = world(world_a, ma, i, a.pose), &wb = world(world_b, mb, j, b.pose);
     // leaves hold several triangles: cull the pair by the triangles' own boxes first
-    Vec3 lo_a = Vec3::Constant(std::numeric_limits<double>::infinity()), hi_a = -lo_a, lo_b = lo_a, hi_b = hi_a;
-    for (int k = 0; k < 3; ++k) {
-      const Vec3& x = ma.vertices[std::size_t(ma.triangles[std::size_t(i)][std::size_t(k)])];
-      const Vec3& y = vb[std::size_t(mb.triangles[std::size_t(j)][std::size_t(k)])];
-      lo_a = lo_a.cwiseMin(x), hi_a = hi_a.cwiseMax(x), lo_b = lo_b.cwiseMin(y), hi_b = hi_b.cwiseMax(y);
+    bool apart = false;
+    for (int k = 0; k < 3 && !apart; ++k) {
+      const double lo_a = std::min({wa.v[0][k], wa.v[1][k], wa.v[2][k]}), hi_a = std::max({wa.v[0][k], wa.v[1][k], wa.v[2][k]});
+      const double lo_b = std::min({wb.v[0][k], wb.v[1][k], wb.v[2][k]}), hi_b = std::max({wb.v[0][k], wb.v[1][k], wb.v[2][k]});
+      apart = lo_a > hi_b + env || lo_b > hi_a + env;
     }
-    if ((lo_a.array() > hi_b.array() + env).any() || (lo_b.array() > hi_a.array() + env).any()) continue;
-    const Vec3 na = a.pose.rotate(ma.normals[std::size_t(i)]), nb = b.pose.rotate(mb.normals[std::size_t(j)]);
+    if (apart) continue;
+    const Vec3 &na = wa.faces[0], &nb = wb.faces[0];
+    Penetration pen = polytope_sat(wa, wb, scale);
+    if (!keep(pen.depth, env)) continue;
     const Placed pa{-1, tri_a.set(ma, i), a.pose}, pb{-1, tri_b.set(mb, j), b.pose};
-    Penetration pen;
-    if (!penetration(pa, pb, scale, env, pen)) continue;
-    if (!keeps_axis(ma, i, a.pose, pen.n, na) || !keeps_axis(mb, j, b.pose, -pen.n, nb)) {
-      // one of the two face normals instead, whichever needs the smaller push, provided the
-      // other triangle faces it
-      Penetration best{Vec3::Zero(), std::numeric_limits<double>::infinity()};
-      if (-na.dot(nb) >= 0.0) {
-        for (const Vec3& n : {na, Vec3(-nb)})
-          if (const double o = overlap_along(pa, pb, n); o < best.depth) best = {n, o};
-      }
-      if (!std::isfinite(best.depth) || !keep(best.depth, env)) continue;
-      pen = best;
-    }
-    if (pen.depth > max_depth) continue;
     const std::size_t first = out.size();
-    convex_manifold(pa, pb, pen, env, out);
+    if (keeps_axis(ma, i, a.pose, pen.n, na) && keeps_axis(mb, j, b.pose, -pen.n, nb)) {
+      if (pen.depth > max_depth) continue;
+      convex_manifold(pa, pb, pen, env, out);
+    } else if (-na.dot(nb) >= 0.0) {
+      // one of the two face normals instead (the triangles face each other), whichever needs
+      // the smaller push: the other triangle clipped to that face's prism
+      if (overlap_along(pa, pb, na) <= overlap_along(pa, pb, -nb)) {
+        face_contact(front_face(ma, i, a.pose), support_feature(pb, -na, kFeatureCos), env, out);
+      } else {
+        face_contact(front_face(mb, j, b.pose), support_feature(pa, nb, kFeatureCos), env, out);
+        flip(out, first);
+      }
+    }
+    const auto too_deep = [&](const ContactPoint& p) { return p.depth > max_depth; };
+    out.erase(std::remove_if(out.begin() + std::ptrdiff_t(first), out.end(), too_deep), out.end());
     for (std::size_t k = first; k < out.size(); ++k) out[k].feature_a = i, out[k].feature_b = j;
   }
   reduce_mesh_contacts(out, start, 1e-6 * scale);

@@ -5,6 +5,8 @@
 #include <tiny_obj_loader.h>
 
 #include <fstream>
+#include <iomanip>
+#include <stdexcept>
 #include <system_error>
 
 namespace coulomb {
@@ -55,6 +57,17 @@ TriangleMesh read_obj(const std::filesystem::path& file, const std::string& poin
     }
   }
   return mesh;
+}
+
+void write_obj(const std::filesystem::path& file, const std::vector<Vec3>& vertices,
+               const std::vector<std::array<int, 3>>& triangles, const std::string& comment) {
+  std::ofstream out(file);
+  if (!out) throw std::runtime_error("cannot write '" + file.string() + "'");
+  if (!comment.empty()) out << "# " << comment << "\n";
+  out << std::setprecision(9);
+  for (const Vec3& v : vertices) out << "v " << v.x() << ' ' << v.y() << ' ' << v.z() << '\n';
+  for (const auto& t : triangles) out << "f " << t[0] + 1 << ' ' << t[1] + 1 << ' ' << t[2] + 1 << '\n';
+  if (!out) throw std::runtime_error("cannot write '" + file.string() + "'");
 }
 
 }  // namespace coulomb

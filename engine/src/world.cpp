@@ -4,8 +4,11 @@
 #include <coulomb/detect.h>
 #include <coulomb/error.h>
 #include <coulomb/integrators.h>
+#include <coulomb/island_solve.h>
 #include <coulomb/mass_properties.h>
 #include <coulomb/world.h>
+
+#include <tbb/task_arena.h>
 
 #include <Eigen/Eigenvalues>
 #include <algorithm>
@@ -53,9 +56,23 @@ ContactCoefficients mix(const MaterialDef& a, const MaterialDef& b) {
 
 }  // namespace
 
+// Every parallel loop of a step (detection, islands, prox-jacobi) runs in this arena, so
+// --threads N bounds the whole step to N threads (N = 1: the calling thread alone).
+struct World::Threads {
+  tbb::task_arena arena;
+  explicit Threads(int n) : arena(n > 0 ? n : tbb::task_arena::automatic) { arena.initialize(); }
+};
+
+World::~World() = default;
+World::World(World&&) noexcept = default;
+World& World::operator=(World&&) noexcept = default;
+
 World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)), settings_(settings) {
   solver_ = find_solver(scene_.solver);
   if (!solver_) throw InputError("/solver/type", "unknown solver '" + scene_.solver + "' (available: " + solver_names() + ")");
+  if (settings_.threads < 0) throw InputError("threads", "expected a thread count >= 0 (0 = all cores)");
+  threads_ = std::make_unique<Threads>(settings_.threads);
+  settings_.threads = threads_->arena.max_concurrency();
   scene_.solver_options.threads = settings_.threads;
 
   const std::size_t nb = scene_.bodies.size();
@@ -153,6 +170,7 @@ int World::detect(std::vector<Contact>& out) {
                                 : dt * (state_.v[k].norm() + state_.w[k].norm() * bound_radius_[k] + scene_.gravity.norm() * dt);
   }
   in.reach = &reach_;
+  in.broadphase = settings_.broadphase;
   return detect_contacts(in, out).pairs;
 }
 
@@ -216,7 +234,8 @@ void World::stabilize() {
   opt.abs_tol = scene_.solver_options.abs_tol;
   opt.rel_tol = scene_.solver_options.rel_tol;
   opt.warm_start = false;
-  solve_pgs(gap_problem_, opt, displacement);
+  displacement.lambda.assign(gap_contacts_.size(), Vec4::Zero());
+  solve(&solve_pgs, gap_problem_, opt, gap_islands_, displacement);
   gap_problem_.body_impulse_response(displacement.lambda, dw_);
   apply_displacements(model_, dw_, state_);
 }
@@ -237,7 +256,20 @@ StepResult World::check_state() const {
   return {};
 }
 
+// Stage 4 over islands (solvers/island_solve.h) or, with islands off, over the whole problem.
+SolverStats World::solve(SolveFn fn, const ContactProblem& problem, const SolverOptions& opt, Islands& islands,
+                         ContactSolution& solution) {
+  build_islands(model_.size(), model_.fixed, problem.body_a, problem.body_b, islands);
+  return settings_.islands ? solve_islands(fn, problem, islands, opt, solution) : fn(problem, opt, solution);
+}
+
 StepResult World::step() {
+  StepResult result;
+  threads_->arena.execute([&] { result = run_stages(); });
+  return result;
+}
+
+StepResult World::run_stages() {
   const auto t_step = Clock::now();
   const double dt = scene_.dt;
   const bool moreau = scene_.integrator == IntegratorType::Moreau;
@@ -270,7 +302,7 @@ StepResult World::step() {
   stats_.assemble_ms = ms_since(t0);
 
   // 4 solve
-  stats_.solver = solver_->solve(problem_, scene_.solver_options, solution_);
+  stats_.solver = solve(solver_->solve, problem_, scene_.solver_options, islands_, solution_);
   remember_impulses();
 
   // 5 integrate: u^{t+1} = u_free + M^-1 J^T lambda (eq. 42b), then the position update
@@ -290,6 +322,14 @@ StepResult World::step() {
   stats_.time = time_;
   stats_.bodies = model_.size();
   stats_.contacts = int(contacts_.size());
+  stats_.islands = islands_.count();
+  for (int i = 0; i < islands_.count(); ++i)
+    if (islands_.contact_count(i) > stats_.largest_island) {
+      stats_.largest_island = islands_.contact_count(i);
+      stats_.largest_island_bodies = 0;
+      for (int e = islands_.body_start[std::size_t(i)]; e < islands_.body_start[std::size_t(i) + 1]; ++e)
+        stats_.largest_island_bodies += model_.fixed[std::size_t(islands_.bodies[std::size_t(e)])] ? 0 : 1;
+    }
   for (const Contact& c : contacts_) stats_.max_penetration = std::max(stats_.max_penetration, c.depth);
   stats_.kinetic_energy = kinetic_energy(model_, state_);
   stats_.potential_energy = potential_energy(model_, state_, scene_.gravity);

@@ -49,3 +49,54 @@ TEST(SweepAndPrune, TouchingBoxesOverlapAndStaticPairsAreSkipped) {
   sweep_and_prune(boxes, {0, 0, 0}, pairs);
   EXPECT_EQ(pairs, (std::vector<std::pair<int, int>>{{0, 1}, {0, 2}, {1, 2}}));
 }
+
+// The uniform grid against sweep and prune (and so against brute force): identical sorted lists
+// on well-spread, clustered and mixed-size boxes, with infinite, empty and huge boxes mixed in.
+TEST(UniformGrid, SamePairsAsSweepAndPruneOnRandomInput) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const double inf = std::numeric_limits<double>::infinity();
+  for (int trial = 0; trial < 12; ++trial) {
+    const int n = 50 + 150 * trial;
+    const double side = trial % 3 == 0 ? 0.5 : 4.0;       // dense cluster or spread out
+    const double max_size = trial % 4 == 1 ? 2.0 : 0.3;  // some very uneven sizes
+    std::vector<Aabb> boxes(static_cast<std::size_t>(n));
+    std::vector<std::uint8_t> is_static(static_cast<std::size_t>(n), 0);
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+      const Vec3 c(side * unit(rng), side * unit(rng), 0.3 * side * unit(rng));
+      const Vec3 e = max_size * Vec3(unit(rng), unit(rng), unit(rng)).cwiseProduct(Vec3::Constant(unit(rng)));
+      boxes[i] = {c - e, c + e};
+      is_static[i] = unit(rng) < 0.1;
+    }
+    boxes[1] = {Vec3::Constant(-inf), Vec3::Constant(inf)};               // a plane's box
+    boxes[2] = {Vec3(-inf, -inf, -inf), Vec3(inf, inf, 0.2)};             // a half-space
+    boxes[3] = {Vec3(-50, -50, -1), Vec3(50, 50, 0.1)};                   // a huge ground box
+    boxes[4] = Aabb{};                                                    // empty
+    boxes[5] = {boxes[6].lo, boxes[6].lo};                                // a point on a corner
+    is_static[2] = is_static[3] = 1;
+    std::vector<std::pair<int, int>> sap, grid;
+    sweep_and_prune(boxes, is_static, sap);
+    uniform_grid(boxes, is_static, grid);
+    EXPECT_EQ(grid, sap) << "trial " << trial;
+    EXPECT_EQ(grid, brute_force(boxes, is_static)) << "trial " << trial;
+  }
+}
+
+TEST(UniformGrid, EdgeCases) {
+  std::vector<std::pair<int, int>> pairs;
+  uniform_grid({}, {}, pairs);
+  EXPECT_TRUE(pairs.empty());
+  // boxes sharing a face exactly on a cell boundary, and identical boxes
+  std::vector<Aabb> boxes(4);
+  boxes[0] = {Vec3(0, 0, 0), Vec3(1, 1, 1)};
+  boxes[1] = {Vec3(1, 0, 0), Vec3(2, 1, 1)};
+  boxes[2] = boxes[1];
+  boxes[3] = {Vec3(2.5, 0, 0), Vec3(3, 1, 1)};
+  uniform_grid(boxes, {0, 0, 0, 0}, pairs);
+  EXPECT_EQ(pairs, (std::vector<std::pair<int, int>>{{0, 1}, {0, 2}, {1, 2}}));
+  // bounds far beyond any grid fall back to testing everything
+  boxes[3] = {Vec3::Constant(-1e308), Vec3::Constant(-1e308)};
+  boxes[0] = {Vec3::Constant(1e308), Vec3::Constant(1e308)};
+  uniform_grid(boxes, {0, 0, 0, 0}, pairs);
+  EXPECT_EQ(pairs, (std::vector<std::pair<int, int>>{{1, 2}}));
+}

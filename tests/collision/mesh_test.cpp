@@ -160,6 +160,8 @@ TEST(Bvh, PairsMatchBruteForceAndRefitFollowsTheVertices) {
   refit(b, moved, t);
   std::vector<std::pair<int, int>> pairs, brute;
   bvh_pairs(a, b, 0.0, pairs);
+  std::sort(pairs.begin(), pairs.end());
+  EXPECT_TRUE(std::adjacent_find(pairs.begin(), pairs.end()) == pairs.end());
   for (std::size_t i = 0; i < t.size(); ++i)
     for (std::size_t j = 0; j < t.size(); ++j)
       if (kdop_overlap(kdop_of(a, &v[3 * i], 3), kdop_of(a, &moved[3 * j], 3), 9, 0.0)) brute.emplace_back(int(i), int(j));

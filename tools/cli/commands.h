@@ -17,7 +17,9 @@ struct RunArgs {
   std::vector<std::string> set;    // POINTER=VALUE
   int steps = 0;                   // 0: the scene's
   double dt = 0.0;                 // 0: the scene's
-  int threads = 1;
+  int threads = 1;                 // 0: all cores
+  bool no_islands = false;         // solve one global contact problem
+  std::string broadphase = "grid";  // "grid" | "sap"
   double max_speed = 1e3;
   bool quiet = false;
 };

@@ -20,7 +20,11 @@ int main(int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "simulate a scene and write stats.jsonl, frames.jsonl, final_state.json");
   add_scene_options(run);
   run->add_option("--out", args.out, "output folder (default out/<scene name>)");
-  run->add_option("--threads", args.threads, "worker threads")->check(CLI::Range(1, 1024));
+  run->add_option("--threads", args.threads, "worker threads (0 = all cores); results do not depend on it")
+      ->check(CLI::Range(0, 1024));
+  run->add_flag("--no-islands", args.no_islands, "solve one global contact problem instead of one per island");
+  run->add_option("--broadphase", args.broadphase, "grid (uniform grid, default) or sap (sweep and prune); same pairs")
+      ->check(CLI::IsMember({"sap", "grid"}));
   run->add_option("--max-speed", args.max_speed, "a body faster than this (m/s) stops the run with exit code 3")
       ->check(CLI::PositiveNumber);
   run->add_flag("--quiet,-q", args.quiet, "no progress bar and no summary");

@@ -42,6 +42,8 @@ int run(const RunArgs& a) {
     SceneDef scene = load_scene(a.scene, overrides_of(a));
     WorldSettings settings;
     settings.threads = a.threads;
+    settings.islands = !a.no_islands;
+    settings.broadphase = a.broadphase == "grid" ? BroadphaseType::Grid : BroadphaseType::SweepAndPrune;
     settings.max_speed = a.max_speed;
     World world(std::move(scene), settings);
     const std::filesystem::path out =

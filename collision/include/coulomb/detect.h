@@ -1,5 +1,6 @@
 // Collision detection stage (DESIGN.md stage 2): bodies' shapes and poses in, sorted contacts out.
 #pragma once
+#include <coulomb/broadphase.h>
 #include <coulomb/contact.h>
 #include <coulomb/shapes.h>
 
@@ -19,6 +20,7 @@ struct DetectInput {
   // a pair's envelope grows by the sum of its two bodies' reach, so that a fast body meets its
   // contact as a speculative one before it overlaps instead of after
   const std::vector<double>* reach = nullptr;
+  BroadphaseType broadphase = BroadphaseType::Grid;  // same pairs either way (collision/README.md)
 };
 
 struct DetectStats {
@@ -27,6 +29,7 @@ struct DetectStats {
 };
 
 // Broadphase + narrowphase; `out` is sorted with contact_less and has body_a < body_b.
+// Runs in parallel in the caller's task arena; the output does not depend on the thread count.
 DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out);
 
 }  // namespace coulomb

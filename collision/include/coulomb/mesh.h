@@ -57,7 +57,7 @@ bool kdop_overlap(const Kdop& a, const Kdop& b, int axes, double margin = 0.0);
 // Triangles whose leaf boxes overlap `box` grown by `margin` (sorted, unique).
 void bvh_query(const KdopBvh& bvh, const Kdop& box, double margin, std::vector<int>& triangles);
 // Triangle pairs (i of a, j of b) whose leaf boxes overlap; both trees in the same frame and
-// with the same k. Sorted lexicographically.
+// with the same k, in traversal order (a function of the trees only: deterministic).
 void bvh_pairs(const KdopBvh& a, const KdopBvh& b, double margin, std::vector<std::pair<int, int>>& pairs);
 
 struct TriMesh {

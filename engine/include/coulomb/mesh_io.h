@@ -25,4 +25,9 @@ struct TriangleMesh {
 // coordinate or a face that refers to a vertex that does not exist.
 TriangleMesh read_obj(const std::filesystem::path& file, const std::string& pointer);
 
+// Writes vertices and triangles as an OBJ file (9 significant digits; tinyobjloader reads
+// single precision). Throws std::runtime_error when the file cannot be written.
+void write_obj(const std::filesystem::path& file, const std::vector<Vec3>& vertices,
+               const std::vector<std::array<int, 3>>& triangles, const std::string& comment = "");
+
 }  // namespace coulomb

@@ -11,9 +11,12 @@
 #include <coulomb/contact.h>
 #include <coulomb/contact_assembly.h>
 #include <coulomb/contact_problem.h>
+#include <coulomb/detect.h>
+#include <coulomb/islands.h>
 #include <coulomb/rigid_bodies.h>
 #include <coulomb/scene.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,6 +29,9 @@ struct StepStats {
   int bodies = 0;
   int contacts = 0;
   int pairs = 0;                 // broadphase candidate pairs
+  int islands = 0;               // contact islands (dynamics/islands.h)
+  int largest_island = 0;        // contacts of the largest island
+  int largest_island_bodies = 0; // moving bodies of the island with the most contacts
   SolverStats solver;            // iterations, residual, merit, converged, time
   double kinetic_energy = 0.0;   // (unit: J)
   double potential_energy = 0.0; // (unit: J)
@@ -55,7 +61,12 @@ struct BodyState {
 
 struct WorldSettings {
   double max_speed = 1e3;   // a body faster than this invalidates the run (unit: m/s)
+  // worker threads of the world's task arena: detection, islands and prox-jacobi run in it;
+  // 0 = all cores. Results are bit-identical for every thread count.
   int threads = 1;
+  // solve each contact island on its own (in parallel); false = one global problem
+  bool islands = true;
+  BroadphaseType broadphase = BroadphaseType::Grid;
 };
 
 class World {
@@ -63,6 +74,9 @@ class World {
   // Builds the model from a validated scene. Throws InputError if a body's mass properties
   // cannot be computed (e.g. a plane on a moving body, a zero-volume shape without a mass).
   explicit World(SceneDef scene, WorldSettings settings = {});
+  ~World();
+  World(World&&) noexcept;
+  World& operator=(World&&) noexcept;
 
   StepResult step();
 
@@ -83,6 +97,9 @@ class World {
   const std::vector<Vec4>& contact_impulses() const { return solution_.lambda; }
   // The contact problem the solver got in the last step (for studies that re-solve it).
   const ContactProblem& last_problem() const { return problem_; }
+  // Islands of the last step's contacts.
+  const Islands& islands() const { return islands_; }
+  const WorldSettings& settings() const { return settings_; }
 
  private:
   int detect(std::vector<Contact>& out);  // returns the broadphase pair count
@@ -91,9 +108,14 @@ class World {
   void warm_start();
   void remember_impulses();
   StepResult check_state() const;
+  StepResult run_stages();
+  SolverStats solve(SolveFn fn, const ContactProblem& problem, const SolverOptions& opt, Islands& islands,
+                    ContactSolution& solution);
 
   SceneDef scene_;
   WorldSettings settings_;
+  struct Threads;                    // the task arena (world.cpp), so that TBB stays out of this header
+  std::unique_ptr<Threads> threads_;
   const SolverInfo* solver_ = nullptr;
   RigidModel model_;
   RigidState state_;
@@ -110,6 +132,7 @@ class World {
   ContactProblem gap_problem_;         // post-stabilisation
   std::vector<Contact> gap_contacts_;  // post-stabilisation
   ContactSolution solution_;
+  Islands islands_, gap_islands_;
 
   // warm start cache: last step's contacts (body a frame point) and world impulses
   struct CachedImpulse {

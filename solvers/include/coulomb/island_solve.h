@@ -1,0 +1,32 @@
+// Solving the contact problem island by island (DESIGN.md stage 4 with dynamics/islands.h).
+//
+// The contacts of different islands share no moving body, so the global problem is block
+// diagonal and each island's block is a problem of its own. solve_islands splits the problem
+// (plain data in, plain data out), solves the islands with tbb::parallel_for in the caller's
+// task arena (the World's, sized by its thread count) and scatters the impulses back in the
+// global contact order. Each island is solved on one thread by the same deterministic solver,
+// so the result does not depend on the number of threads. It is not bit-identical to one
+// global solve: stopping tests and PROX's r back-tracking act per island (an island stops as
+// soon as it has converged, instead of running as long as the slowest one).
+#pragma once
+#include <coulomb/contact_problem.h>
+#include <coulomb/islands.h>
+#include <coulomb/solver.h>
+
+namespace coulomb {
+
+// The problem of island `island`: its contacts in global order, its bodies (moving ones and
+// the fixed ones it touches) renumbered 0.. in ascending global order. `global` must be
+// finalized; the derived blocks are copied, not recomputed.
+void extract_island_problem(const ContactProblem& global, const Islands& islands, int island, ContactProblem& out);
+
+// Solves every island with `solve`. `solution` holds the warm start (global order) on entry
+// and the impulses on exit. Islands get opt.threads = 1, except one that holds at least half
+// of all contacts (prox-jacobi may then use its inner threads, which are deterministic too).
+// Stats: iterations, residual = the largest over islands, converged = all of them,
+// divergence_detections summed, merit = the FCLib merit of the whole solution, history = the
+// per-iteration maximum over islands (an island that stopped keeps its last value).
+SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Islands& islands,
+                          const SolverOptions& opt, ContactSolution& solution);
+
+}  // namespace coulomb
