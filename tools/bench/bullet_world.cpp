@@ -72,8 +72,8 @@ BulletWorld::BulletWorld(const coulomb::SceneDef& scene, const coulomb::RigidMod
   gCalculateCombinedRestitutionCallback = &combined_restitution;
 
   config_ = std::make_unique<btDefaultCollisionConfiguration>();
-  // a full manifold (up to 4 points) from the first step on a plane, as Bullet's demos set it;
-  // otherwise a box meets a plane at one point per step
+  // a full manifold (up to 4 points) from the first step on a plane; otherwise a box meets a
+  // plane with one new point per step
   config_->setPlaneConvexMultipointIterations();
   dispatcher_ = std::make_unique<btCollisionDispatcher>(config_.get());
   dispatcher_->setDispatcherFlags(dispatcher_->getDispatcherFlags() &

@@ -40,9 +40,9 @@ void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
               h.bodies, h.dt, h.steps, h.threads);
   std::printf("(Bullet runs single-threaded: btDiscreteDynamicsWorld is its sequential world, and Debian's\n"
               " Bullet is built without BT_THREADSAFE, so it has no parallel task scheduler)\n\n");
-  std::printf("%-8s %-11s %9s %9s %13s %12s %12s %11s\n", "engine", "config", "iters", "ms/step", "contacts",
+  std::printf("%-8s %-14s %9s %9s %13s %12s %12s %11s\n", "engine", "config", "iters", "ms/step", "contacts",
               "max pen [m]", "merit (med)", "drift [m]");
-  std::printf("%-8s %-11s %9s %9s %13s %12s %12s %11s\n", "", "", "med/limit", "(median)", "median/max", "", "", "");
+  std::printf("%-8s %-14s %9s %9s %13s %12s %12s %11s\n", "", "", "med/limit", "(median)", "median/max", "", "", "");
   std::vector<Summary> sums;
   for (const RunResult& r : runs) {
     const Summary s = summarize(r);
@@ -55,7 +55,7 @@ void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
     char iters[32];  // Bullet stops before its limit only at a zero residual (m_leastSquaresResidualThreshold 0)
     if (r.engine == "coulomb") std::snprintf(iters, sizeof iters, "%g/%d", s.solver_iterations, r.iterations);
     else std::snprintf(iters, sizeof iters, "%d", r.iterations);
-    std::printf("%-8s %-11s %9s %9.3f %13s %12.2e %12s %11.2e\n", r.engine.c_str(), config(r).c_str(), iters, s.ms,
+    std::printf("%-8s %-14s %9s %9.3f %13s %12.2e %12s %11.2e\n", r.engine.c_str(), config(r).c_str(), iters, s.ms,
                 contacts, r.max_penetration, merit, r.max_drift);
   }
   for (const RunResult& r : runs) {
