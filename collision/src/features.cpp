@@ -6,6 +6,12 @@
 
 namespace coulomb::detail {
 
+Halfspace world_halfspace(const Placed& p) {
+  const double len = p.shape.normal.norm();
+  const Vec3 n = p.pose.rotate(p.shape.normal / len);
+  return {n, p.shape.offset / len + n.dot(p.pose.p)};
+}
+
 Segment capsule_axis(const Placed& c) {
   const Vec3 half = c.pose.rotate(Vec3(0.0, 0.0, c.shape.half_height));
   return {c.pose.p - half, c.pose.p + half};

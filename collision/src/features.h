@@ -21,6 +21,10 @@ inline constexpr double kReferenceCos = 1.0 - 1e-9;
 // never a polygon: asks support_feature for an edge or a vertex
 inline constexpr double kNoFace = 2.0;
 
+// world half-space n . x <= d of a plane shape
+struct Halfspace { Vec3 n; double d; };
+Halfspace world_halfspace(const Placed& p);
+
 struct Segment { Vec3 p, q; };
 Segment capsule_axis(const Placed& c);
 Vec3 closest_on_segment(const Vec3& x, const Segment& s, double* t_out = nullptr);

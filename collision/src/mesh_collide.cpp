@@ -101,13 +101,10 @@ struct WorldPolytope {
     for (std::size_t i = 0; i < v.size(); ++i) v[i] = pose.apply(h.vertices[i]);
     faces.resize(h.face_normals.size());
     for (std::size_t i = 0; i < faces.size(); ++i) faces[i] = pose.rotate(h.face_normals[i]);
+    std::vector<Vec3> local_faces;
     edges.clear();
-    for (const auto& f : h.faces)
-      for (std::size_t i = 0; i < f.size(); ++i) {
-        const Vec3 e = (v[std::size_t(f[(i + 1) % f.size()])] - v[std::size_t(f[i])]).normalized();
-        const bool seen = std::any_of(edges.begin(), edges.end(), [&](const Vec3& o) { return std::abs(o.dot(e)) > 1.0 - 1e-12; });
-        if (!seen && e.allFinite()) edges.push_back(e);
-      }
+    polytope_axes(s, local_faces, edges);
+    for (Vec3& e : edges) e = pose.rotate(e);
     centre = pose.p;
   }
   double max_along(const Vec3& n) const {
@@ -265,9 +262,7 @@ void mesh_convex(const ShapeLibrary& lib, const Placed& a, const Placed& b, doub
 void mesh_plane(const ShapeLibrary&, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
   if (!a.shape.mesh) return;
   const TriMesh& m = *a.shape.mesh;
-  const double len = b.shape.normal.norm();
-  const Vec3 n = b.pose.rotate(b.shape.normal / len);  // the plane's solid side is n . x <= d
-  const double d = b.shape.offset / len + n.dot(b.pose.p);
+  const auto [n, d] = world_halfspace(b);  // the plane's solid side is n . x <= d
   const std::size_t start = out.size();
   for (std::size_t i = 0; i < m.vertices.size(); ++i) {
     const Vec3 x = a.pose.apply(m.vertices[i]);

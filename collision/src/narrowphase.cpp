@@ -50,13 +50,6 @@ void dispatch(const ShapeLibrary& lib, const Placed& a, const Placed& b, double 
 
 // ---- closed forms ----------------------------------------------------------------------------
 
-// world half-space n . x <= d of a plane shape
-struct Halfspace { Vec3 n; double d; };
-Halfspace world_halfspace(const Placed& p) {
-  const double len = p.shape.normal.norm();
-  const Vec3 n = p.pose.rotate(p.shape.normal / len);
-  return {n, p.shape.offset / len + n.dot(p.pose.p)};
-}
 
 // two balls: every round pair reduces to this
 void ball_ball(const Vec3& ca, double ra, const Vec3& cb, double rb, double envelope, int fa, int fb,

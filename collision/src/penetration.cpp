@@ -126,21 +126,6 @@ Axis ccd_penetration(const CcdBody& a, const CcdBody& b, double scale, Penetrati
 
 bool is_polytope(const Shape& s) { return s.type == ShapeType::Box || s.type == ShapeType::Convex; }
 
-// Local face normals and edge directions of a box or hull (parallel duplicates removed).
-void polytope_axes(const Shape& s, std::vector<Vec3>& faces, std::vector<Vec3>& edges) {
-  if (s.type == ShapeType::Box) {
-    for (int k = 0; k < 3; ++k) faces.push_back(Vec3::Unit(k)), faces.push_back(-Vec3::Unit(k)), edges.push_back(Vec3::Unit(k));
-    return;
-  }
-  faces = s.hull.face_normals;
-  for (const auto& f : s.hull.faces)
-    for (std::size_t i = 0; i < f.size(); ++i) {
-      const Vec3 e = (s.hull.vertices[std::size_t(f[(i + 1) % f.size()])] - s.hull.vertices[std::size_t(f[i])]).normalized();
-      bool seen = false;
-      for (const Vec3& o : edges) seen = seen || std::abs(o.dot(e)) > 1.0 - 1e-12;
-      if (!seen && e.allFinite()) edges.push_back(e);
-    }
-}
 
 // Minimum-overlap axis of two convex polytopes over the face normals of both and the cross
 // products of their edges (Gottschalk 1996; Ericson 2005 s.4.4.1): exact and bounded, where
@@ -178,6 +163,21 @@ Penetration polytope_sat(const Placed& a, const Placed& b, double scale) {
 // pen(A, B + ball(e)) = e - dist(A, B) along the same axis (support functions add under
 // Minkowski sums), exact whenever dist(A, B) < e.
 }  // namespace
+
+void polytope_axes(const Shape& s, std::vector<Vec3>& faces, std::vector<Vec3>& edges) {
+  if (s.type == ShapeType::Box) {
+    for (int k = 0; k < 3; ++k) faces.push_back(Vec3::Unit(k)), faces.push_back(-Vec3::Unit(k)), edges.push_back(Vec3::Unit(k));
+    return;
+  }
+  faces = s.hull.face_normals;
+  for (const auto& f : s.hull.faces)
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      const Vec3 e = (s.hull.vertices[std::size_t(f[(i + 1) % f.size()])] - s.hull.vertices[std::size_t(f[i])]).normalized();
+      bool seen = false;
+      for (const Vec3& o : edges) seen = seen || std::abs(o.dot(e)) > 1.0 - 1e-12;
+      if (!seen && e.allFinite()) edges.push_back(e);
+    }
+}
 
 bool penetration(const Placed& a, const Placed& b, double scale, double envelope, Penetration& pen) {
   if (is_polytope(a.shape) && is_polytope(b.shape)) {

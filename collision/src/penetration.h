@@ -4,6 +4,8 @@
 #pragma once
 #include <coulomb/shapes.h>
 
+#include <vector>
+
 namespace coulomb::detail {
 
 // A shape placed in the world; `index` is its slot in the library, `depth` its compound nesting.
@@ -14,6 +16,9 @@ struct Penetration { Vec3 n = Vec3::Zero(); double depth = 0.0; };
 
 // touching (depth 0) always counts; a gap counts while it is smaller than the envelope
 inline bool keep(double depth, double envelope) { return depth >= 0.0 || depth > -envelope; }
+
+// Local face normals and edge directions of a box or hull (parallel duplicates removed).
+void polytope_axes(const Shape& s, std::vector<Vec3>& faces, std::vector<Vec3>& edges);
 
 // Axis and depth of a and b; false when they are farther apart than the envelope. `scale` is the
 // size of the pair (tolerances are relative to it).
