@@ -1,5 +1,6 @@
 // Parametric closed surfaces (see mesh_generators.h).
 #include <coulomb/mesh_generators.h>
+#include <numbers>
 
 #include <cmath>
 #include <map>
@@ -90,6 +91,62 @@ Surface funnel_surface(double r_top, double r_bottom, double height, double spou
       s.triangles.push_back({a, d, c});
     }
   }
+  return s;
+}
+
+Surface torus_surface(double major, double minor, int segments, int sides) {
+  if (!(major > minor && minor > 0.0) || segments < 3 || sides < 3)
+    throw std::invalid_argument("a torus needs major > minor > 0 and at least 3 segments and sides");
+  Surface s;
+  const double two_pi = 2.0 * std::numbers::pi;
+  for (int i = 0; i < segments; ++i) {
+    const double u = two_pi * i / segments;
+    for (int j = 0; j < sides; ++j) {
+      const double v = two_pi * j / sides;
+      const double r = major + minor * std::cos(v);
+      s.vertices.emplace_back(r * std::cos(u), r * std::sin(u), minor * std::sin(v));
+    }
+  }
+  const auto id = [&](int i, int j) { return (i % segments) * sides + (j % sides); };
+  for (int i = 0; i < segments; ++i)
+    for (int j = 0; j < sides; ++j) {
+      // outward: (d/du) x (d/dv) points away from the tube's centre line
+      s.triangles.push_back({id(i, j), id(i + 1, j), id(i + 1, j + 1)});
+      s.triangles.push_back({id(i, j), id(i + 1, j + 1), id(i, j + 1)});
+    }
+  return s;
+}
+
+Surface icosphere_surface(double radius, int subdivisions) {
+  if (!(radius > 0.0) || subdivisions < 0 || subdivisions > 7)
+    throw std::invalid_argument("an icosphere needs radius > 0 and 0..7 subdivisions");
+  const double t = (1.0 + std::sqrt(5.0)) / 2.0;
+  Surface s;
+  s.vertices = {{-1, t, 0}, {1, t, 0}, {-1, -t, 0}, {1, -t, 0}, {0, -1, t}, {0, 1, t},
+                {0, -1, -t}, {0, 1, -t}, {t, 0, -1}, {t, 0, 1}, {-t, 0, -1}, {-t, 0, 1}};
+  s.triangles = {{0, 11, 5}, {0, 5, 1}, {0, 1, 7}, {0, 7, 10}, {0, 10, 11}, {1, 5, 9}, {5, 11, 4},
+                 {11, 10, 2}, {10, 7, 6}, {7, 1, 8}, {3, 9, 4}, {3, 4, 2}, {3, 2, 6}, {3, 6, 8},
+                 {3, 8, 9}, {4, 9, 5}, {2, 4, 11}, {6, 2, 10}, {8, 6, 7}, {9, 8, 1}};
+  for (Vec3& v : s.vertices) v.normalize();
+  for (int level = 0; level < subdivisions; ++level) {
+    std::map<std::pair<int, int>, int> mid;
+    const auto middle = [&](int a, int b) {
+      const auto key = std::minmax(a, b);
+      auto [it, fresh] = mid.emplace(key, int(s.vertices.size()));
+      if (fresh) s.vertices.push_back((s.vertices[std::size_t(a)] + s.vertices[std::size_t(b)]).normalized());
+      return it->second;
+    };
+    std::vector<std::array<int, 3>> next;
+    for (const auto& f : s.triangles) {
+      const int ab = middle(f[0], f[1]), bc = middle(f[1], f[2]), ca = middle(f[2], f[0]);
+      next.push_back({f[0], ab, ca});
+      next.push_back({f[1], bc, ab});
+      next.push_back({f[2], ca, bc});
+      next.push_back({ab, bc, ca});
+    }
+    s.triangles = std::move(next);
+  }
+  for (Vec3& v : s.vertices) v *= radius;
   return s;
 }
 

@@ -33,6 +33,8 @@ nlohmann::json stats_json(const StepStats& s) {
           {"divergence_detections", s.solver.divergence_detections},
           {"kinetic_energy", s.kinetic_energy},
           {"potential_energy", s.potential_energy},
+          {"elastic_energy", s.elastic_energy},
+          {"soft_contacts", s.soft_contacts},
           {"max_penetration", s.max_penetration},
           {"wall_ms", s.wall_ms},
           {"detect_ms", s.detect_ms},
@@ -51,7 +53,17 @@ nlohmann::json final_state_json(const World& world) {
                       {"velocity", vec(b.velocity)},
                       {"angular_velocity", vec(b.angular_velocity)}});
   }
-  return {{"time", world.time()}, {"bodies", bodies}, {"soft_bodies", nlohmann::json::array()}};
+  nlohmann::json soft = nlohmann::json::array();
+  for (int i = 0; i < world.soft_body_count(); ++i) {
+    const SoftBody& b = world.soft_body(i);
+    soft.push_back({{"name", b.name},
+                    {"centroid", vec(soft_centroid(b))},
+                    {"volume", soft_volume(b)},
+                    {"rest_volume", b.total_rest_volume},
+                    {"min_tet_volume", soft_min_tet_volume(b)},
+                    {"vertex_count", b.vertex_count()}});
+  }
+  return {{"time", world.time()}, {"bodies", bodies}, {"soft_bodies", soft}};
 }
 
 nlohmann::json frame_json(const World& world) {
@@ -60,7 +72,18 @@ nlohmann::json frame_json(const World& world) {
     const BodyState b = world.body(i);
     bodies.push_back({vec(b.position), quat(b.orientation)});
   }
-  return {{"step", world.step_count()}, {"time", world.time()}, {"bodies", bodies}};
+  // soft bodies: every vertex position, flattened [x0, y0, z0, x1, ...] (the mesh is in the scene)
+  nlohmann::json soft = nlohmann::json::array();
+  for (int i = 0; i < world.soft_body_count(); ++i) {
+    nlohmann::json xs = nlohmann::json::array();
+    for (const Vec3& x : world.soft_body(i).x) {
+      xs.push_back(x.x());
+      xs.push_back(x.y());
+      xs.push_back(x.z());
+    }
+    soft.push_back(std::move(xs));
+  }
+  return {{"step", world.step_count()}, {"time", world.time()}, {"bodies", bodies}, {"soft_bodies", soft}};
 }
 
 RunOutput::RunOutput(std::filesystem::path dir) : dir_(std::move(dir)) {

@@ -14,6 +14,7 @@
 
 #include "scene_generators.h"
 #include "scene_reader.h"
+#include "scene_soft.h"
 
 #include <algorithm>
 #include <cmath>
@@ -335,7 +336,7 @@ void parse_shapes(ObjectReader& top, SceneDef& scene, const fs::path& base_dir) 
 // bodies and generators
 
 // body names in use -> the pointer of the entry that introduced them
-using NameTable = std::unordered_map<std::string, std::string>;
+using detail::NameTable;
 
 void check_dynamic_shape(const SceneDef& scene, const BodyDef& b, const std::string& pointer) {
   if (!b.fixed && scene.shapes[b.shape].type == ShapeType::Plane)
@@ -502,14 +503,6 @@ void parse_output(ObjectReader& top, SceneDef& scene) {
   r.finish();
 }
 
-// sections the format defines but the engine cannot simulate yet: only empty arrays pass
-void reject_unsupported(ObjectReader& top, std::string_view key, std::string_view what) {
-  const Json* j = top.find(key);
-  if (!j) return;
-  as_array(*j, top.pointer_of(key));
-  if (!j->empty()) throw InputError(top.pointer_of(key), std::string(what) + " are not supported yet");
-}
-
 }  // namespace
 
 const char* integrator_name(IntegratorType t) {
@@ -548,8 +541,9 @@ SceneDef parse_scene(const nlohmann::json& doc, const std::filesystem::path& bas
   NameTable names;
   parse_bodies(top, scene, names);
   parse_generators(top, scene, names);
-  reject_unsupported(top, "soft_bodies", "soft bodies");
-  reject_unsupported(top, "joints", "joints");
+  detail::parse_soft_bodies(top, scene, names);
+  detail::parse_joints(top, scene);
+  detail::check_solver_supports(scene);
 
   top.finish();
   return scene;

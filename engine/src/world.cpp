@@ -5,6 +5,7 @@
 #include <coulomb/error.h>
 #include <coulomb/integrators.h>
 #include <coulomb/island_solve.h>
+#include <coulomb/element_constraint.h>
 #include <coulomb/mass_properties.h>
 #include <coulomb/world.h>
 
@@ -128,6 +129,39 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     pair_coeffs_[std::size_t(cm.a) * nm + std::size_t(cm.b)] = c;
     pair_coeffs_[std::size_t(cm.b) * nm + std::size_t(cm.a)] = c;
   }
+
+  // soft bodies: Young's modulus and Poisson ratio mean the same small-strain stiffness for every
+  // model (stable Neo-Hookean linearises to (mu, lambda - mu), so it gets lambda + mu)
+  for (std::size_t i = 0; i < scene_.soft_bodies.size(); ++i) {
+    SoftBodyDef& d = scene_.soft_bodies[i];
+    const MaterialDef& mat = scene_.materials[std::size_t(d.material)];
+    const std::string ptr = "/soft_bodies/" + std::to_string(i);
+    const MaterialModel model = parse_material_model(mat.model).value_or(MaterialModel::Corotational);
+    Lame lame = lame_from_young(mat.young, mat.poisson);
+    if (model == MaterialModel::NeoHookean) lame = stable_neo_hookean_lame(lame);
+    if (!constraint_form_supported(model, lame))
+      throw InputError(ptr + "/material", "material '" + mat.name + "': the " + mat.model +
+                                              " model needs a Poisson ratio > 0 in this solver");
+    try {
+      soft_.push_back(make_soft_body(d.name, d.material, model, lame, mat.damping, std::move(d.mesh), mat.density,
+                                     d.velocity, d.pinned));
+    } catch (const std::invalid_argument& e) {
+      throw InputError(ptr + "/mesh", e.what());
+    }
+    d.mesh = TetMesh{};  // the World's copy is the soft body's
+  }
+  for (const AttachDef& a : scene_.attachments)
+    for (int v : a.vertices) {
+      VertexAttachment va{a.soft, v, a.body, soft_[std::size_t(a.soft)].x[std::size_t(v)]};
+      if (a.body >= 0) va.anchor = state_.body_pose(a.body).apply_inverse(va.anchor);
+      attachments_.push_back(va);
+    }
+}
+
+int World::find_soft_body(const std::string& name) const {
+  for (int i = 0; i < soft_body_count(); ++i)
+    if (soft_[std::size_t(i)].name == name) return i;
+  return -1;
 }
 
 int World::find_body(const std::string& name) const {
@@ -150,7 +184,9 @@ BodyState World::body(int id) const {
   return b;
 }
 
-int World::detect(std::vector<Contact>& out) {
+int World::detect(std::vector<Contact>& out) { return detect_contacts(detect_input(), out).pairs; }
+
+DetectInput World::detect_input() {
   const int nb = model_.size();
   poses_.resize(std::size_t(nb));
   for (int i = 0; i < nb; ++i) poses_[std::size_t(i)] = shape_pose(model_, state_, i);
@@ -171,7 +207,7 @@ int World::detect(std::vector<Contact>& out) {
   }
   in.reach = &reach_;
   in.broadphase = settings_.broadphase;
-  return detect_contacts(in, out).pairs;
+  return in;
 }
 
 void World::detect_coefficients() {
@@ -253,6 +289,17 @@ StepResult World::check_state() const {
               where + " moves at " + std::to_string(state_.v[k].norm()) + " m/s, above the limit of " +
                   std::to_string(settings_.max_speed) + " m/s"};
   }
+  for (const SoftBody& b : soft_)
+    for (int i = 0; i < b.vertex_count(); ++i) {
+      const auto k = std::size_t(i);
+      const std::string where = "step " + std::to_string(step_) + ": soft body '" + b.name + "' vertex " + std::to_string(i);
+      if (!b.x[k].allFinite() || !b.v[k].allFinite())
+        return {StepResult::Status::InvalidState, -1, where + " has a NaN or infinite state"};
+      if (b.v[k].norm() > settings_.max_speed)
+        return {StepResult::Status::InvalidState, -1,
+                where + " moves at " + std::to_string(b.v[k].norm()) + " m/s, above the limit of " +
+                    std::to_string(settings_.max_speed) + " m/s"};
+    }
   return {};
 }
 
@@ -270,6 +317,7 @@ StepResult World::step() {
 }
 
 StepResult World::run_stages() {
+  if (solver_->solve_position) return run_position_stages();
   const auto t_step = Clock::now();
   const double dt = scene_.dt;
   const bool moreau = scene_.integrator == IntegratorType::Moreau;
@@ -316,12 +364,19 @@ StepResult World::run_stages() {
   if (scene_.stabilization == StabilizationType::Post) stabilize();
 
   // 7 record
+  record_stats();
+  stats_.wall_ms = ms_since(t_step);
+  return check_state();
+}
+
+void World::record_stats() {
   ++step_;
-  time_ = step_ * dt;
+  time_ = step_ * scene_.dt;
   stats_.step = step_;
   stats_.time = time_;
-  stats_.bodies = model_.size();
-  stats_.contacts = int(contacts_.size());
+  stats_.bodies = model_.size() + soft_body_count();
+  stats_.contacts = int(contacts_.size() + soft_contacts_.size());
+  stats_.soft_contacts = int(soft_contacts_.size());
   stats_.islands = islands_.count();
   for (int i = 0; i < islands_.count(); ++i)
     if (islands_.contact_count(i) > stats_.largest_island) {
@@ -331,10 +386,14 @@ StepResult World::run_stages() {
         stats_.largest_island_bodies += model_.fixed[std::size_t(islands_.bodies[std::size_t(e)])] ? 0 : 1;
     }
   for (const Contact& c : contacts_) stats_.max_penetration = std::max(stats_.max_penetration, c.depth);
+  for (const SoftContact& c : soft_contacts_) stats_.max_penetration = std::max(stats_.max_penetration, c.depth);
   stats_.kinetic_energy = kinetic_energy(model_, state_);
   stats_.potential_energy = potential_energy(model_, state_, scene_.gravity);
-  stats_.wall_ms = ms_since(t_step);
-  return check_state();
+  for (const SoftBody& b : soft_) {
+    stats_.kinetic_energy += soft_kinetic_energy(b);
+    stats_.potential_energy += soft_potential_energy(b, scene_.gravity);
+    stats_.elastic_energy += soft_elastic_energy(b);
+  }
 }
 
 }  // namespace coulomb

@@ -14,6 +14,7 @@ SolverStats solve_prox_gs(const ContactProblem&, const SolverOptions&, ContactSo
 SolverStats solve_prox_gs_assembled(const AssembledProblem&, const SolverOptions&, ContactSolution&);
 SolverStats solve_prox_jacobi(const ContactProblem&, const SolverOptions&, ContactSolution&);
 SolverStats solve_prox_jacobi_assembled(const AssembledProblem&, const SolverOptions&, ContactSolution&);
+SolverStats solve_xpbd(PositionProblem&, const SolverOptions&);
 
 const std::vector<SolverInfo>& solver_registry() {
   static const std::vector<SolverInfo> registry = {
@@ -30,6 +31,12 @@ const std::vector<SolverInfo>& solver_registry() {
        {"type", "max_iterations", "abs_tol", "rel_tol", "warm_start", "record_history", "sor", "ordering", "cp_axis",
         "cp_descending"},
        &solve_pgs, &solve_pgs_assembled},
+      {"xpbd-jacobi",
+       "position-level accelerated (Nesterov) Jacobi with compliance for rigid and soft bodies (seed 002)",
+       /*rigid*/ true, /*soft*/ true, /*joints*/ false, /*gpu*/ false,
+       {"type", "max_iterations", "abs_tol", "rel_tol", "warm_start", "record_history", "omega", "nesterov",
+        "gauss_seidel"},
+       nullptr, nullptr, &solve_xpbd},
   };
   return registry;
 }
@@ -137,6 +144,12 @@ SolverOptions parse_solver_options(const SolverInfo& info, const nlohmann::json&
       o.cp_descending = v.get<bool>();
     } else if (key == "r_factor") {
       parse_r_factor(v, ptr, o);
+    } else if (key == "omega") {
+      o.omega = number(v, ptr);
+      if (!(o.omega > 0.0 && o.omega < 2.0)) throw InputError(ptr, "expected a relaxation factor in (0, 2)");
+    } else if (key == "nesterov" || key == "gauss_seidel") {
+      if (!v.is_boolean()) throw InputError(ptr, "expected true or false");
+      (key == "nesterov" ? o.nesterov : o.gauss_seidel) = v.get<bool>();
     }
   }
   return o;

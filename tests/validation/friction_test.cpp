@@ -41,6 +41,9 @@ TEST(SlidingBox, StopsAfterTheCoulombDistanceAlongAnAxisAndTheDiagonal) {
   EXPECT_NEAR(slide_distance("prox-gs", Vec3(5, 0, 0), 0.1), d, 0.01 * d);
   EXPECT_NEAR(slide_distance("prox-gs", Vec3(5, 5, 0) / std::sqrt(2.0), 0.1), d, 0.01 * d);  // isotropy
   EXPECT_NEAR(slide_distance("prox-jacobi", Vec3(5, 5, 0) / std::sqrt(2.0), 0.1), d, 0.01 * d);
+  // seed 002 section 7: the position-level smooth cone is isotropic too
+  EXPECT_NEAR(slide_distance("xpbd-jacobi", Vec3(5, 0, 0), 0.1), d, 0.01 * d);
+  EXPECT_NEAR(slide_distance("xpbd-jacobi", Vec3(5, 5, 0) / std::sqrt(2.0), 0.1), d, 0.01 * d);
 }
 
 TEST(SlidingBox, BoxFrictionOfPgsStopsShortOnTheDiagonal) {
@@ -71,7 +74,7 @@ TEST_P(Incline, SlidesWithTheCoulombAcceleration) {
   EXPECT_NEAR(-w.body(1).velocity.x(), a * 2.0, 0.02 * a * 2.0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Solvers, Incline, ::testing::Values("prox-gs", "prox-jacobi", "pgs"));
+INSTANTIATE_TEST_SUITE_P(Solvers, Incline, ::testing::Values("prox-gs", "prox-jacobi", "pgs", "xpbd-jacobi"));
 
 namespace {
 

@@ -31,4 +31,11 @@ Surface jack_surface(double arm, int length);
 // inner radius r_bottom down to z = -spout; `segments` facets around.
 Surface funnel_surface(double r_top, double r_bottom, double height, double spout, double thickness, int segments);
 
+// A torus with axis z: tube radius `minor` around a circle of radius `major`, `segments` quads
+// around the axis and `sides` around the tube, each split into two triangles.
+Surface torus_surface(double major, double minor, int segments, int sides);
+
+// A sphere of `radius` from a subdivided icosahedron (`subdivisions` = 0: 20 triangles, each level x4).
+Surface icosphere_surface(double radius, int subdivisions);
+
 }  // namespace coulomb

@@ -5,7 +5,9 @@
 #include <coulomb/math.h>
 #include <coulomb/shapes.h>
 #include <coulomb/solver.h>
+#include <coulomb/tet_mesh.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -49,6 +51,24 @@ struct BodyDef {
   std::optional<Vec3> inertia;  // principal moments about the centre of mass (unit: kg m^2)
 };
 
+// A soft body (SCENE_FORMAT.md "Soft bodies"): its tetrahedral mesh already built, checked and
+// placed in the world by the loader, so every meshing error carries a JSON pointer.
+struct SoftBodyDef {
+  std::string name;
+  int material = 0;
+  TetMesh mesh;                      // rest positions in the world (unit: m)
+  Vec3 velocity = Vec3::Zero();      // initial velocity of every vertex (unit: m/s)
+  std::vector<std::uint8_t> pinned;  // (nv) 1 = infinite mass (the `pinned` selection)
+};
+
+// `attach` joint: soft-body vertices glued to a rigid body (or to the world when body = -1).
+struct AttachDef {
+  std::string name;
+  int soft = -1;              // index into SceneDef::soft_bodies
+  std::vector<int> vertices;  // selected vertices of that soft body
+  int body = -1;              // index into SceneDef::bodies, -1 = the world
+};
+
 struct SceneDef {
   std::string name, description;
   std::filesystem::path base_dir;   // folder of the scene file (mesh paths are relative to it)
@@ -68,6 +88,8 @@ struct SceneDef {
   ShapeLibrary shapes;
   std::vector<std::string> shape_names;            // parallel to shapes.shapes (named shapes)
   std::vector<BodyDef> bodies;                     // explicit bodies first, then generated ones
+  std::vector<SoftBodyDef> soft_bodies;
+  std::vector<AttachDef> attachments;              // the `attach` joints
   int output_every = 1;                            // write a frame every N steps
 };
 

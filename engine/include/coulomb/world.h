@@ -13,9 +13,12 @@
 #include <coulomb/contact_problem.h>
 #include <coulomb/detect.h>
 #include <coulomb/islands.h>
+#include <coulomb/position_assembly.h>
+#include <coulomb/position_problem.h>
 #include <coulomb/rigid_bodies.h>
 #include <coulomb/scene.h>
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +38,8 @@ struct StepStats {
   SolverStats solver;            // iterations, residual, merit, converged, time
   double kinetic_energy = 0.0;   // (unit: J)
   double potential_energy = 0.0; // (unit: J)
+  double elastic_energy = 0.0;   // soft bodies' strain energy (unit: J)
+  int soft_contacts = 0;         // contacts with a soft side (also counted in `contacts`)
   double max_penetration = 0.0;  // largest contact depth at detection (unit: m)
   double wall_ms = 0.0;          // whole step
   double detect_ms = 0.0, assemble_ms = 0.0, integrate_ms = 0.0;
@@ -88,6 +93,14 @@ class World {
   const StepStats& last_stats() const { return stats_; }
 
   int body_count() const { return model_.size(); }
+  // Soft bodies (fem/soft_body.h): mesh, masses and the current vertex positions and velocities.
+  int soft_body_count() const { return int(soft_.size()); }
+  const SoftBody& soft_body(int i) const { return soft_[std::size_t(i)]; }
+  int find_soft_body(const std::string& name) const;  // -1 if there is none
+  // Contacts with a soft side of the last step (position-level solvers only).
+  const std::vector<SoftContact>& soft_contacts() const { return soft_contacts_; }
+  // The position-level problem of the last step, with its impulses (xpbd-jacobi only).
+  const PositionProblem& last_position_problem() const { return pproblem_; }
   int find_body(const std::string& name) const;  // -1 if there is none
   BodyState body(int id) const;
   const RigidModel& model() const { return model_; }
@@ -109,6 +122,11 @@ class World {
   void remember_impulses();
   StepResult check_state() const;
   StepResult run_stages();
+  StepResult run_position_stages();  // world_position.cpp (seed 002)
+  DetectInput detect_input();
+  void warm_start_position();
+  void remember_position_impulses();
+  void record_stats();  // stage 7 (all but wall_ms)
   SolverStats solve(SolveFn fn, const ContactProblem& problem, const SolverOptions& opt, Islands& islands,
                     ContactSolution& solution);
 
@@ -142,6 +160,22 @@ class World {
     Vec3 torsion;       // lambda_tau n (unit: N m s)
   };
   std::vector<CachedImpulse> cache_;
+
+  // soft bodies and the position-level path (world_position.cpp)
+  std::vector<SoftBody> soft_;
+  std::vector<VertexAttachment> attachments_;
+  std::vector<SoftContact> soft_contacts_;
+  std::vector<double> contact_mu_, soft_contact_mu_;
+  PositionProblem pproblem_;
+  struct CachedPositionImpulse {  // keyed by the sides; rigid-rigid contacts also by anchor
+    std::array<int, 8> key;
+    Vec3 anchor;   // side a's anchor (body frame) or point
+    Vec3 impulse;  // world impulse on side b (unit: N s)
+    bool operator<(const CachedPositionImpulse& o) const { return key < o.key; }
+  };
+  std::vector<CachedPositionImpulse> position_cache_;
+  std::vector<Vec6> element_impulse_;
+  std::vector<Vec3> attachment_impulse_;
 
   int step_ = 0;
   double time_ = 0.0;

@@ -34,10 +34,18 @@ struct SolverOptions {
   double r_initial = 1.0;             // global: the initial r, 0 = auto (1 / max_i A_ii);
                                       // local/blocked: a factor on 1/A_ii (default 1)
   double r_nu = 0.9;                  // back-tracking factor (0.5 global/blocked, 0.9 local)
+
+  // xpbd-jacobi (seed 002)
+  double omega = 1.0;         // relaxation; Jacobi scales it by 1 / (incident constraints) per block
+  bool nesterov = true;       // Nesterov momentum on the Jacobi update (eq. 35)
+  bool gauss_seidel = false;  // the sequential variant (omega as given, no momentum)
 };
 
 using SolveFn = SolverStats (*)(const ContactProblem&, const SolverOptions&, ContactSolution&);
 using SolveAssembledFn = SolverStats (*)(const AssembledProblem&, const SolverOptions&, ContactSolution&);
+struct PositionProblem;
+// Position-level solvers move the problem's DOFs in place (solvers/position_problem.h).
+using SolvePositionFn = SolverStats (*)(PositionProblem&, const SolverOptions&);
 
 struct SolverInfo {
   std::string name;
@@ -46,6 +54,7 @@ struct SolverInfo {
   std::vector<std::string> keys;  // option keys accepted in the scene's "solver" object
   SolveFn solve = nullptr;        // solution holds the warm start on entry, the result on exit
   SolveAssembledFn solve_assembled = nullptr;  // the same on an assembled A (FCLib problems)
+  SolvePositionFn solve_position = nullptr;    // position-level solvers (then solve is null)
 };
 
 const std::vector<SolverInfo>& solver_registry();

@@ -1,0 +1,23 @@
+// The soft-body and joint sections of a scene (SCENE_FORMAT.md "Soft bodies", "Joints").
+#pragma once
+#include <coulomb/scene.h>
+
+#include "scene_reader.h"
+
+#include <string>
+#include <unordered_map>
+
+namespace coulomb::detail {
+
+// body name -> JSON pointer of its definition (names are unique across all kinds of bodies)
+using NameTable = std::unordered_map<std::string, std::string>;
+
+// Reads `soft_bodies`: meshes each body (TetGen, .node/.ele, box or sphere), places it, checks
+// it and resolves its `pinned` selection. Needs materials and the name table of rigid bodies.
+void parse_soft_bodies(ObjectReader& top, SceneDef& scene, NameTable& names);
+// Reads `joints`: `attach` joints only (the other types need the joint solver, not built yet).
+void parse_joints(ObjectReader& top, SceneDef& scene);
+// A scene with soft bodies or joints needs a solver that declares it can handle them.
+void check_solver_supports(const SceneDef& scene);
+
+}  // namespace coulomb::detail

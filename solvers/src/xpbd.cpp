@@ -1,0 +1,486 @@
+// xpbd-jacobi: the position-level unified solver of seed 002 for rigid bodies, particles and
+// tetrahedral elements, with frictional contact as a cone complementarity fixed point.
+//
+// Implicit Euler at position level (eq. 7-13): the solver starts from the unconstrained
+// prediction (q~, v~) and moves positions and velocities together, dq = h dv with
+// dv = M^-1 D dP for a change dP of a constraint's impulse (P = h gamma, so that eq. 12-13 read
+// q += h M^-1 D dP, v += M^-1 D dP). Each constraint block is updated from its residual at the
+// current iterate (eq. 11, 16-18, 20-21):
+//     [(h + rho) D^T M^-1 D + C^-1 / h] dP = -(c(q) + rho D^T v + C^-1 P / h)
+// (eq. 20-21 multiplied through by 1/h), with c the gap of a contact (rho = 0, C^-1 = 0), the
+// particle-to-point error of an attachment, or the element constraint of fem/element_constraint.h
+// (algorithm 3: all of an element's rows at once with a direct 6x6 solve). Friction acts on the
+// tangential slip h v_T (eq. 28: Phi - h mu ||v_T|| >= 0, algorithm 2) and the friction impulse is
+// projected on the Coulomb cone's disc at the current normal impulse (eq. 27, 29).
+//
+// Jacobi (algorithm 1, eq. 35): every block reads the same iterate; its update is scaled by
+// omega / n with n the largest count of constraints incident to one of its DOFs (the paper's
+// estimate of 1/rho(N)), and Nesterov momentum beta_{k+1} (theta_0 = 1) is added:
+//     P_{k+1} = proj(P_k - omega/n N^-1 r_k + beta_{k+1} (P_k - P_{k-1})).
+// (The paper prints "- beta delta gamma_k"; with delta gamma_k = gamma_k - gamma_{k-1} the momentum
+// of [MHNT15] has a plus sign, which is what is implemented.) The blocks run in parallel
+// (oneTBB) and write their DOF changes into per-constraint slots that are summed per DOF in a
+// fixed order, so the result does not depend on the thread count. The Gauss-Seidel variant
+// applies each block at once (omega = 1, beta = 0, the paper's comparison).
+#include <coulomb/element_constraint.h>
+#include <coulomb/position_problem.h>
+#include <coulomb/solver.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <Eigen/Cholesky>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace coulomb {
+
+void PositionProblem::size_impulses() {
+  contact_impulse.resize(contacts.size(), Vec3::Zero());
+  element_impulse.resize(elements.size(), Eigen::Matrix<double, 6, 1>::Zero());
+  attachment_impulse.resize(attachments.size(), Vec3::Zero());
+}
+
+namespace {
+
+using MatN = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;  // no heap: at most 6 rows
+using VecN = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
+
+bool is_world(const PbdSide& s) { return s.rigid < 0 && s.particle[0] < 0; }
+
+Mat3 world_inv_inertia(const PositionProblem& p, int r) {
+  const Mat3 R = p.q[std::size_t(r)].toRotationMatrix();
+  return R * p.inv_inertia[std::size_t(r)].asDiagonal() * R.transpose();
+}
+
+Vec3 side_position(const PositionProblem& p, const PbdSide& s) {
+  if (s.rigid >= 0) return p.x[std::size_t(s.rigid)] + p.q[std::size_t(s.rigid)] * s.anchor;
+  if (s.particle[0] < 0) return s.anchor;
+  Vec3 x = Vec3::Zero();
+  for (int i = 0; i < 3; ++i)
+    if (s.particle[std::size_t(i)] >= 0) x += s.weight[i] * p.px[std::size_t(s.particle[std::size_t(i)])];
+  return x;
+}
+
+Vec3 side_velocity(const PositionProblem& p, const PbdSide& s) {
+  if (s.rigid >= 0) {
+    const auto r = std::size_t(s.rigid);
+    return p.v[r] + p.w[r].cross(p.q[r] * s.anchor);
+  }
+  Vec3 v = Vec3::Zero();
+  for (int i = 0; i < 3; ++i)
+    if (s.particle[std::size_t(i)] >= 0) v += s.weight[i] * p.pv[std::size_t(s.particle[std::size_t(i)])];
+  return v;
+}
+
+// d^T M^-1 d for a unit impulse along d at the side (the side's share of a diagonal of N / h).
+double side_inv_mass(const PositionProblem& p, const PbdSide& s, const Vec3& d) {
+  if (s.rigid >= 0) {
+    const auto r = std::size_t(s.rigid);
+    if (!(p.inv_mass[r] > 0.0)) return 0.0;
+    const Vec3 rxd = (p.q[r] * s.anchor).cross(d);
+    return p.inv_mass[r] + rxd.dot(world_inv_inertia(p, s.rigid) * rxd);
+  }
+  double m = 0.0;
+  for (int i = 0; i < 3; ++i)
+    if (s.particle[std::size_t(i)] >= 0) m += s.weight[i] * s.weight[i] * p.p_inv_mass[std::size_t(s.particle[std::size_t(i)])];
+  return m;
+}
+
+// The 3x3 inverse-mass matrix of a side for impulses at its point (attachments).
+Mat3 side_inv_mass_matrix(const PositionProblem& p, const PbdSide& s) {
+  if (s.rigid >= 0) {
+    const auto r = std::size_t(s.rigid);
+    if (!(p.inv_mass[r] > 0.0)) return Mat3::Zero();
+    const Mat3 rx = skew(p.q[r] * s.anchor);
+    return p.inv_mass[r] * Mat3::Identity() - rx * world_inv_inertia(p, s.rigid) * rx;
+  }
+  return side_inv_mass(p, s, Vec3::UnitX()) * Mat3::Identity();
+}
+
+// A DOF change: velocity change dv (and dw for rigid DOFs); the position change is h times it.
+struct Slot {
+  int owner = -1;  // particle index, or num_particles + rigid index
+  Vec3 dv = Vec3::Zero();
+  Vec3 dw = Vec3::Zero();
+};
+
+class Solver {
+ public:
+  Solver(PositionProblem& p, const SolverOptions& o) : p_(p), o_(o), h_(p.dt) {
+    p_.size_impulses();
+    np_ = p_.num_particles();
+    build_slots();
+  }
+
+  SolverStats run();
+
+ private:
+  // constraint index space: contacts, then elements, then attachments
+  int nc() const { return int(p_.contacts.size()); }
+  int ne() const { return int(p_.elements.size()); }
+  int na() const { return int(p_.attachments.size()); }
+  int count() const { return nc() + ne() + na(); }
+
+  void add_side_slots(const PbdSide& s) {
+    if (s.rigid >= 0) {
+      if (p_.inv_mass[std::size_t(s.rigid)] > 0.0) slot_owner_.push_back(np_ + s.rigid);
+      return;
+    }
+    for (int i = 0; i < 3; ++i) {
+      const int q = s.particle[std::size_t(i)];
+      if (q >= 0 && p_.p_inv_mass[std::size_t(q)] > 0.0 && s.weight[i] != 0.0) slot_owner_.push_back(q);
+    }
+  }
+  void build_slots();
+  double update(int k, double omega, double beta, Slot* slots);
+  double update_contact(int k, double omega, double beta, Slot* slots);
+  double update_element(int k, double omega, double beta, Slot* slots);
+  double update_attachment(int k, double omega, double beta, Slot* slots);
+  // adds the effect of impulse J at side s into the slots of s (Jacobi) or the DOFs (Gauss-Seidel)
+  void push(const PbdSide& s, const Vec3& J, Slot*& slots);
+  void push_particle(int q, const Vec3& J, Slot*& slots);
+  void apply(const Slot& s);
+  double constraint_error() const;
+
+  PositionProblem& p_;
+  const SolverOptions& o_;
+  const double h_;
+  int np_ = 0;
+  bool gs_ = false;
+  std::vector<int> slot_start_, slot_owner_;       // per constraint, CSR
+  std::vector<int> owner_start_, owner_slots_;     // per DOF owner, CSR over slot indices
+  std::vector<int> scale_;                         // per constraint: largest incidence of its DOFs
+  std::vector<Slot> slots_;
+  std::vector<Vec3> prev_contact_, prev_attach_;
+  std::vector<Vec6> prev_element_;
+  ElementConstraint ec_;  // scratch for Gauss-Seidel (Jacobi threads use their own)
+};
+
+void Solver::build_slots() {
+  slot_start_.assign(1, 0);
+  slot_owner_.clear();
+  for (const PbdContact& c : p_.contacts) {
+    add_side_slots(c.a);
+    add_side_slots(c.b);
+    slot_start_.push_back(int(slot_owner_.size()));
+  }
+  for (const PbdElement& e : p_.elements) {
+    for (int q : e.particle)
+      if (p_.p_inv_mass[std::size_t(q)] > 0.0) slot_owner_.push_back(q);
+    slot_start_.push_back(int(slot_owner_.size()));
+  }
+  for (const PbdAttachment& a : p_.attachments) {
+    if (p_.p_inv_mass[std::size_t(a.particle)] > 0.0) slot_owner_.push_back(a.particle);
+    add_side_slots(a.target);
+    slot_start_.push_back(int(slot_owner_.size()));
+  }
+  const int owners = np_ + p_.num_rigid();
+  owner_start_.assign(std::size_t(owners) + 1, 0);
+  for (int o : slot_owner_) ++owner_start_[std::size_t(o) + 1];
+  for (int i = 0; i < owners; ++i) owner_start_[std::size_t(i) + 1] += owner_start_[std::size_t(i)];
+  owner_slots_.resize(slot_owner_.size());
+  std::vector<int> fill(owner_start_.begin(), owner_start_.end() - 1);
+  for (std::size_t s = 0; s < slot_owner_.size(); ++s) owner_slots_[std::size_t(fill[std::size_t(slot_owner_[s])]++)] = int(s);
+  scale_.assign(std::size_t(count()), 1);
+  for (int k = 0; k < count(); ++k)
+    for (int s = slot_start_[std::size_t(k)]; s < slot_start_[std::size_t(k) + 1]; ++s) {
+      const int o = slot_owner_[std::size_t(s)];
+      scale_[std::size_t(k)] = std::max(scale_[std::size_t(k)], owner_start_[std::size_t(o) + 1] - owner_start_[std::size_t(o)]);
+    }
+  slots_.resize(slot_owner_.size());
+  for (std::size_t s = 0; s < slots_.size(); ++s) slots_[s].owner = slot_owner_[s];
+}
+
+void Solver::push_particle(int q, const Vec3& J, Slot*& slots) {
+  const double im = p_.p_inv_mass[std::size_t(q)];
+  if (!(im > 0.0)) return;
+  if (gs_) {
+    p_.pv[std::size_t(q)] += im * J;
+    p_.px[std::size_t(q)] += h_ * im * J;
+    return;
+  }
+  slots->dv = im * J;
+  slots->dw.setZero();
+  ++slots;
+}
+
+void Solver::push(const PbdSide& s, const Vec3& J, Slot*& slots) {
+  if (s.rigid >= 0) {
+    const auto r = std::size_t(s.rigid);
+    if (!(p_.inv_mass[r] > 0.0)) return;
+    Slot d;
+    d.owner = np_ + s.rigid;
+    d.dv = p_.inv_mass[r] * J;
+    d.dw = world_inv_inertia(p_, s.rigid) * (p_.q[r] * s.anchor).cross(J);
+    if (gs_) {
+      apply(d);
+    } else {
+      slots->dv = d.dv;
+      slots->dw = d.dw;
+      ++slots;
+    }
+    return;
+  }
+  for (int i = 0; i < 3; ++i) {
+    const int q = s.particle[std::size_t(i)];
+    if (q >= 0 && s.weight[i] != 0.0) push_particle(q, s.weight[i] * J, slots);
+  }
+}
+
+// x += h dv, v += dv; rigid: Q += h/2 (0, dw) Q, normalised (seed 002 eq. 33), w += dw
+void Solver::apply(const Slot& d) {
+  if (d.owner < np_) {
+    p_.pv[std::size_t(d.owner)] += d.dv;
+    p_.px[std::size_t(d.owner)] += h_ * d.dv;
+    return;
+  }
+  const auto r = std::size_t(d.owner - np_);
+  p_.v[r] += d.dv;
+  p_.x[r] += h_ * d.dv;
+  p_.w[r] += d.dw;
+  const Vec3 th = 0.5 * h_ * d.dw;
+  Quat& q = p_.q[r];
+  q.coeffs() += (Quat(0.0, th.x(), th.y(), th.z()) * q).coeffs();
+  q.normalize();
+}
+
+// Algorithm 2: the normal impulse from the gap, the friction impulse from the slip, then the
+// friction impulse into the Coulomb cone (eq. 27).
+double Solver::update_contact(int k, double omega, double beta, Slot* slots) {
+  const PbdContact& c = p_.contacts[std::size_t(k)];
+  Vec3& P = p_.contact_impulse[std::size_t(k)];
+  const Vec3 n = c.normal;
+  Vec3 t, s;
+  tangent_basis(n, t, s);
+  const double wn = side_inv_mass(p_, c.a, n) + side_inv_mass(p_, c.b, n);
+  if (!(wn > 0.0)) return 0.0;
+  const Vec3 momentum = beta * (P - prev_contact_[std::size_t(k)]);
+  Vec3 Pn = P;
+  // normal: the gap at the current positions (eq. 25, algorithm 2 line 4)
+  Pn[0] = std::max(0.0, P[0] - omega * contact_gap(p_, c) / (h_ * wn) + momentum[0]);
+  // friction: cancel the slip h v_T over the step (eq. 28), along the slip direction
+  const Vec3 vrel = side_velocity(p_, c.b) - side_velocity(p_, c.a);
+  const Vec3 vt = vrel - n.dot(vrel) * n;
+  const double slip = vt.norm();
+  if (c.mu > 0.0) {
+    Vec3 ft(0.0, P[1] + momentum[1], P[2] + momentum[2]);
+    if (slip > 1e-12) {
+      const Vec3 tau = vt / slip;
+      const double wt = side_inv_mass(p_, c.a, tau) + side_inv_mass(p_, c.b, tau);
+      if (wt > 0.0) {
+        const double dT = -omega * slip / wt;
+        ft[1] += dT * tau.dot(t);
+        ft[2] += dT * tau.dot(s);
+      }
+    }
+    // the friction impulse onto the disc of the cone at the current normal impulse: the exact,
+    // isotropic Coulomb law (the joint projection of [TA11] would lift sliding bodies, the
+    // "normal impulse artifact" of the convexified cone the paper warns about in s.2.4)
+    const double len = std::hypot(ft[1], ft[2]), cap = c.mu * Pn[0];
+    const double scale = len > cap ? cap / len : 1.0;
+    Pn[1] = scale * ft[1];
+    Pn[2] = scale * ft[2];
+  } else {
+    Pn[1] = Pn[2] = 0.0;
+  }
+  const Vec3 dP = Pn - P;
+  P = Pn;
+  const Vec3 J = dP[0] * n + dP[1] * t + dP[2] * s;  // impulse on side b
+  push(c.a, -J, slots);
+  push(c.b, J, slots);
+  return dP.cwiseAbs().maxCoeff();
+}
+
+// Algorithm 3 with compliance and Rayleigh damping (eq. 16-21): one block solve of the
+// element's rows.
+double Solver::update_element(int k, double omega, double beta, Slot* slots) {
+  const PbdElement& e = p_.elements[std::size_t(k)];
+  const PbdMaterial& m = p_.materials[std::size_t(e.material)];
+  ElementConstraint local;
+  ElementConstraint& ec = gs_ ? ec_ : local;
+  const std::array<Vec3, 4> x{p_.px[std::size_t(e.particle[0])], p_.px[std::size_t(e.particle[1])],
+                              p_.px[std::size_t(e.particle[2])], p_.px[std::size_t(e.particle[3])]};
+  element_constraint(m.model, m.lame, x, e.Dm_inv, e.volume, ec);
+  const int rows = ec.rows;
+  Vec12 im, v;
+  for (int i = 0; i < 4; ++i) {
+    im.segment<3>(3 * i).setConstant(p_.p_inv_mass[std::size_t(e.particle[std::size_t(i)])]);
+    v.segment<3>(3 * i) = p_.pv[std::size_t(e.particle[std::size_t(i)])];
+  }
+  const auto J = ec.J.topRows(rows);
+  const MatN A = J * im.asDiagonal() * J.transpose();
+  const auto Cinv = ec.compliance.topLeftCorner(rows, rows);
+  Vec6& P6 = p_.element_impulse[std::size_t(k)];
+  const auto P = P6.head(rows);
+  const MatN N = (h_ + m.damping) * A + Cinv / h_;
+  const VecN r = ec.c.head(rows) + m.damping * (J * v) + Cinv * P / h_;
+  VecN dP = -omega * N.ldlt().solve(r);
+  if (beta != 0.0) dP += beta * (P - prev_element_[std::size_t(k)].head(rows));
+  if (!dP.allFinite()) return 0.0;
+  P6.head(rows) += dP;
+  const Vec12 f = J.transpose() * dP;
+  for (int i = 0; i < 4; ++i) push_particle(e.particle[std::size_t(i)], f.segment<3>(3 * i), slots);
+  return dP.cwiseAbs().maxCoeff();
+}
+
+double Solver::update_attachment(int k, double omega, double beta, Slot* slots) {
+  const PbdAttachment& a = p_.attachments[std::size_t(k)];
+  PbdSide particle;
+  particle.particle[0] = a.particle;
+  particle.weight = Vec3(1.0, 0.0, 0.0);
+  const Vec3 c = p_.px[std::size_t(a.particle)] - side_position(p_, a.target);
+  const Mat3 K = side_inv_mass_matrix(p_, particle) + side_inv_mass_matrix(p_, a.target);
+  if (!(K.trace() > 0.0)) return 0.0;
+  Vec3& P = p_.attachment_impulse[std::size_t(k)];
+  Vec3 dP = -omega * K.ldlt().solve(c / h_);
+  dP += beta * (P - prev_attach_[std::size_t(k)]);
+  P += dP;
+  push(particle, dP, slots);
+  push(a.target, -dP, slots);
+  return dP.cwiseAbs().maxCoeff();
+}
+
+double Solver::update(int k, double omega, double beta, Slot* slots) {
+  if (!gs_)  // a block that returns early leaves no stale change behind
+    for (int i = slot_start_[std::size_t(k)]; i < slot_start_[std::size_t(k) + 1]; ++i) {
+      slots_[std::size_t(i)].dv.setZero();
+      slots_[std::size_t(i)].dw.setZero();
+    }
+  if (k < nc()) return update_contact(k, omega, beta, slots);
+  if (k < nc() + ne()) return update_element(k - nc(), omega, beta, slots);
+  return update_attachment(k - nc() - ne(), omega, beta, slots);
+}
+
+// L2 norm of the contact penetrations and attachment errors at the current positions: the
+// constraint error of seed 002 figure 9.
+double Solver::constraint_error() const {
+  double e = 0.0;
+  for (const PbdContact& c : p_.contacts) e += std::pow(std::min(0.0, contact_gap(p_, c)), 2);
+  for (const PbdAttachment& a : p_.attachments)
+    e += (p_.px[std::size_t(a.particle)] - side_position(p_, a.target)).squaredNorm();
+  return std::sqrt(e);
+}
+
+SolverStats Solver::run() {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  SolverStats st;
+  gs_ = o_.gauss_seidel;
+  if (!o_.warm_start) {
+    std::fill(p_.contact_impulse.begin(), p_.contact_impulse.end(), Vec3::Zero());
+    std::fill(p_.element_impulse.begin(), p_.element_impulse.end(), Vec6::Zero());
+    std::fill(p_.attachment_impulse.begin(), p_.attachment_impulse.end(), Vec3::Zero());
+  }
+  // Warm start: the positions and velocities are those of the warm-start impulses, applied once
+  // (a dual iterate P_0 with its primal q(P_0)), so the iteration continues from last step's forces.
+  {
+    const bool gs = gs_;
+    gs_ = true;
+    for (std::size_t k = 0; k < p_.contacts.size(); ++k) {
+      const PbdContact& c = p_.contacts[k];
+      Vec3 t, s;
+      tangent_basis(c.normal, t, s);
+      const Vec3& P = p_.contact_impulse[k];
+      const Vec3 J = P[0] * c.normal + P[1] * t + P[2] * s;
+      Slot* none = nullptr;
+      push(c.a, -J, none);
+      push(c.b, J, none);
+    }
+    for (std::size_t k = 0; k < p_.attachments.size(); ++k) {
+      PbdSide particle;
+      particle.particle[0] = p_.attachments[k].particle;
+      particle.weight = Vec3(1.0, 0.0, 0.0);
+      Slot* none = nullptr;
+      push(particle, p_.attachment_impulse[k], none);
+      push(p_.attachments[k].target, -p_.attachment_impulse[k], none);
+    }
+    for (std::size_t k = 0; k < p_.elements.size(); ++k) {
+      const PbdElement& e = p_.elements[k];
+      const PbdMaterial& m = p_.materials[std::size_t(e.material)];
+      if (p_.element_impulse[k].isZero()) continue;
+      const std::array<Vec3, 4> x{p_.px[std::size_t(e.particle[0])], p_.px[std::size_t(e.particle[1])],
+                                  p_.px[std::size_t(e.particle[2])], p_.px[std::size_t(e.particle[3])]};
+      element_constraint(m.model, m.lame, x, e.Dm_inv, e.volume, ec_);
+      const Vec12 f = ec_.J.topRows(ec_.rows).transpose() * p_.element_impulse[k].head(ec_.rows);
+      Slot* none = nullptr;
+      for (int i = 0; i < 4; ++i) push_particle(e.particle[std::size_t(i)], f.segment<3>(3 * i), none);
+    }
+    gs_ = gs;
+  }
+  prev_contact_ = p_.contact_impulse;
+  prev_element_ = p_.element_impulse;
+  prev_attach_ = p_.attachment_impulse;
+
+  const bool nesterov = o_.nesterov && !gs_;
+  double theta = 1.0;
+  const int n = count();
+  std::vector<double> change(std::size_t(n), 0.0);
+  for (int it = 0; it < o_.max_iterations; ++it) {
+    double beta = 0.0;
+    if (nesterov) {  // eq. 35 with theta_0 = 1 ([MHNT15])
+      const double next = 0.5 * (-theta * theta + theta * std::sqrt(theta * theta + 4.0));
+      beta = theta * (1.0 - theta) / (theta * theta + next);
+      theta = next;
+    }
+    double max_change = 0.0, max_impulse = 0.0;
+    if (gs_) {
+      for (int k = 0; k < n; ++k) max_change = std::max(max_change, update(k, o_.omega, 0.0, nullptr));
+    } else {
+      // keep P_{k-1} for the momentum term: each block swaps its own entries, so this is safe in parallel
+      std::vector<Vec3> pc = p_.contact_impulse, pa = p_.attachment_impulse;
+      std::vector<Vec6> pe = p_.element_impulse;
+      tbb::parallel_for(tbb::blocked_range<int>(0, n, 64), [&](const tbb::blocked_range<int>& range) {
+        for (int k = range.begin(); k < range.end(); ++k) {
+          Slot* slots = slots_.data() + slot_start_[std::size_t(k)];
+          change[std::size_t(k)] = update(k, o_.omega / scale_[std::size_t(k)], beta, slots);
+        }
+      });
+      prev_contact_.swap(pc);
+      prev_element_.swap(pe);
+      prev_attach_.swap(pa);
+      // gather per DOF in slot order (deterministic), then move the DOFs
+      const int owners = np_ + p_.num_rigid();
+      tbb::parallel_for(tbb::blocked_range<int>(0, owners, 256), [&](const tbb::blocked_range<int>& range) {
+        for (int o = range.begin(); o < range.end(); ++o) {
+          const int b = owner_start_[std::size_t(o)], e = owner_start_[std::size_t(o) + 1];
+          if (b == e) continue;
+          Slot sum;
+          sum.owner = o;
+          for (int i = b; i < e; ++i) {
+            const Slot& s = slots_[std::size_t(owner_slots_[std::size_t(i)])];
+            sum.dv += s.dv;
+            sum.dw += s.dw;
+          }
+          apply(sum);
+        }
+      });
+      for (double c : change) max_change = std::max(max_change, c);
+    }
+    for (const Vec3& P : p_.contact_impulse) max_impulse = std::max(max_impulse, P.cwiseAbs().maxCoeff());
+    for (const Vec3& P : p_.attachment_impulse) max_impulse = std::max(max_impulse, P.cwiseAbs().maxCoeff());
+    st.iterations = it + 1;
+    if (o_.record_history) st.history.push_back(constraint_error());
+    if (max_change <= o_.abs_tol || max_change <= o_.rel_tol * max_impulse) break;
+    if (it + 1 == o_.max_iterations) st.converged = false;
+  }
+  st.residual = constraint_error();
+  // There is no linear map v = A lambda + b at position level, so the FCLib merit does not apply;
+  // the constraint error stands in for it (solvers/README.md).
+  st.merit = st.residual;
+  st.time_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  return st;
+}
+
+}  // namespace
+
+double contact_gap(const PositionProblem& p, const PbdContact& c) {
+  return c.normal.dot(side_position(p, c.b) - side_position(p, c.a)) - c.offset;
+}
+
+SolverStats solve_xpbd(PositionProblem& problem, const SolverOptions& options) {
+  Solver s(problem, options);
+  return s.run();
+}
+
+}  // namespace coulomb
