@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <ostream>
 #include <limits>
 #include <random>
 #include <stdexcept>
@@ -11,6 +12,11 @@
 #include <vector>
 
 using namespace coulomb;
+
+namespace coulomb {
+// readable parameter names in gtest failure messages
+inline void PrintTo(MaterialModel m, std::ostream* os) { *os << material_model_name(m); }
+}  // namespace coulomb
 
 namespace {
 
