@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 
 namespace coulomb {
 namespace {
@@ -390,6 +391,72 @@ TEST(SoftContacts, SoftCubesApartBeyondTheEnvelopeDoNotTouch) {
   for (const SoftContact& c : s.detect(0.001)) {
     EXPECT_NEAR(c.offset, 0.002, 1e-12);
     EXPECT_NEAR(gap(c), 0.003, 1e-9);
+  }
+}
+
+// Signed distance of x to the box [-h, h] (Euclidean outside, minus the nearest face inside)
+// and its gradient, the outward normal of the nearest feature; `tie` when two faces are
+// nearly as near (inside) or the gradient is ill-defined.
+double box_sdf(const Vec3& h, const Vec3& x, Vec3& grad, bool& tie) {
+  const Vec3 q = x.cwiseAbs() - h;
+  tie = false;
+  if (q.maxCoeff() > 0.0) {
+    const Vec3 out = q.cwiseMax(0.0);
+    grad = out.cwiseProduct(x.cwiseSign()) / out.norm();
+    return out.norm();
+  }
+  int k = 0;
+  q.maxCoeff(&k);
+  for (int i = 0; i < 3; ++i)
+    if (i != k && q[i] > q[k] - 1e-6) tie = true;
+  grad = Vec3::Zero();
+  grad[k] = x[k] >= 0.0 ? 1.0 : -1.0;
+  return q[k];
+}
+
+// Random points around and inside a cube, as loose soft vertices (VertexTriangle against a soft
+// cube) and against a rigid box, a rigid mesh box and a convex hull (RigidVertex): the gap is
+// the box's signed distance, reported exactly when it is below the envelope (outside) or the
+// depth is within the envelope plus the depth bound (a soft cube's quarter extent: 5 cm).
+TEST(SoftContacts, RandomPointsMatchTheBoxSignedDistance) {
+  const Vec3 h(0.1, 0.1, 0.1);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-0.115, 0.115);
+  std::vector<Vec3> pts;
+  for (int i = 0; i < 400; ++i) pts.push_back(Vec3(u(rng), u(rng), u(rng)));
+  const Shape rigid[3] = {box(h), mesh_box(h), convex_box(h)};
+  for (int kind = 0; kind < 4; ++kind) {
+    Scene s;
+    s.add_vertices(pts);
+    if (kind == 0) s.add_soft_box(h, {2, 2, 2}, Vec3::Zero());
+    else s.add_rigid(rigid[kind - 1], Pose{});
+    std::vector<const SoftContact*> by_vertex(pts.size(), nullptr);
+    const auto out = s.detect();
+    for (const SoftContact& c : out) {
+      if (c.a.soft == 1) continue;  // kind 0: the cube's vertices have no triangles to meet
+      const int v = kind == 0 ? c.a.vertex[0] : c.b.vertex[0];
+      ASSERT_EQ(by_vertex[std::size_t(v)], nullptr) << "two contacts for one vertex";
+      by_vertex[std::size_t(v)] = &c;
+    }
+    const double tol = kind == 3 ? 1e-6 : 1e-9;  // the hull goes through libccd
+    int inside = 0, outside = 0, missed = 0;  // reported contacts inside and outside, unreported points
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+      Vec3 grad;
+      bool tie = false;
+      const double d = box_sdf(h, pts[i], grad, tie);
+      const bool expected = kind == 0 ? (d < kEnv && d > -(kEnv + 0.05)) : d < kEnv;
+      if (std::abs(d - kEnv) < 1e-6 || std::abs(d + kEnv + 0.05) < 1e-6) continue;
+      ASSERT_EQ(by_vertex[i] != nullptr, expected) << "kind " << kind << " point " << pts[i].transpose() << " sdf " << d;
+      if (!by_vertex[i]) { ++missed; continue; }
+      (d < 0.0 ? inside : outside)++;
+      const SoftContact& c = *by_vertex[i];
+      EXPECT_NEAR(gap(c), d, tol) << "kind " << kind << " point " << pts[i].transpose();
+      // the normal leaves the box (RigidVertex: from box to vertex; VertexTriangle: from vertex into the cube)
+      if (!tie) EXPECT_NEAR((c.normal - (kind == 0 ? -grad : grad)).norm(), 0.0, 1e3 * tol) << "kind " << kind;
+    }
+    EXPECT_GT(inside, 20);
+    EXPECT_GT(outside, 20);
+    EXPECT_GT(missed, 20);
   }
 }
 
