@@ -7,6 +7,7 @@
 #include <coulomb/tet_mesh.h>
 
 #include <gtest/gtest.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <cmath>
@@ -477,6 +478,21 @@ TEST(SoftContacts, OutputIsSortedAndDeterministic) {
     EXPECT_EQ(first[i].b.vertex, second[i].b.vertex);
     EXPECT_EQ(first[i].normal, second[i].normal);
     EXPECT_EQ(first[i].depth, second[i].depth);
+  }
+  // the same list with 1 and 2 threads (one buffer per soft body, concatenated in body order)
+  Scene many = s;
+  many.add_soft_box(Vec3(0.1, 0.1, 0.1), {2, 2, 2}, Vec3(-0.15, 0.02, 0.01));
+  many.add_soft_box(Vec3(0.1, 0.1, 0.1), {2, 2, 2}, Vec3(0.0, 0.17, -0.01));
+  std::vector<SoftContact> one, two;
+  tbb::task_arena(1).execute([&] { one = many.detect(0.001); });
+  tbb::task_arena(2).execute([&] { two = many.detect(0.001); });
+  ASSERT_EQ(one.size(), two.size());
+  ASSERT_GT(one.size(), first.size());
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    EXPECT_FALSE(soft_contact_less(one[i], two[i]) || soft_contact_less(two[i], one[i]));
+    EXPECT_EQ(one[i].normal, two[i].normal);
+    EXPECT_EQ(one[i].depth, two[i].depth);
+    EXPECT_EQ(one[i].b.weight, two[i].b.weight);
   }
   int kinds[3] = {0, 0, 0};
   for (const SoftContact& c : first) kinds[int(c.kind)]++;
