@@ -1,0 +1,91 @@
+// Contact detection for tetrahedral soft bodies (seed 002 s.5): soft surfaces against rigid
+// bodies and against each other, for a position-based solver that re-evaluates each contact's
+// gap at every iteration from the current positions of its two sides.
+//
+// A contact joins two sides, each a point the solver can move: a point fixed on a rigid body,
+// or a point on a soft surface given by barycentric weights over 1 or 3 vertices, so that an
+// impulse on a triangle point is spread over its vertices with the same weights (seed 002 s.5).
+// The gap the solver drives to >= 0 is
+//
+//   g = n . (p_b - p_a) - offset,   p_a, p_b: the sides' current points,
+//
+// with the normal n frozen at detection. Three kinds (collision/README.md, "Soft contacts"):
+//   RigidVertex:    a = rigid body (point on its surface), b = soft surface vertex
+//   RigidTriangle:  a = rigid body (a corner/vertex of its shape), b = soft surface triangle
+//   VertexTriangle: a = surface vertex of soft body i, b = surface triangle of soft body j != i
+// Soft surfaces are thickened by `thickness`: offset = thickness per soft side (0, 1 or 2 of
+// them: RigidVertex and RigidTriangle have 1, VertexTriangle has 2).
+#pragma once
+#include <coulomb/detect.h>
+#include <coulomb/math.h>
+
+#include <array>
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
+namespace coulomb {
+
+enum class SoftContactKind : std::uint8_t { RigidVertex = 0, RigidTriangle = 1, VertexTriangle = 2 };
+
+// One side of a contact: a point fixed on a rigid body, or a point on a soft body's surface
+// given by 1 vertex (weights (1,0,0)) or a triangle's 3 vertices with barycentric weights.
+struct ContactSide {
+  int rigid = -1;                         // rigid body index, -1 if the side is soft
+  int soft = -1;                          // soft body index, -1 if the side is rigid
+  std::array<int, 3> vertex{-1, -1, -1};  // soft: indices into that soft body's vertex array
+  Vec3 weight = Vec3::Zero();             // soft: barycentric weights, each >= 0, summing to 1
+  Vec3 point = Vec3::Zero();              // world position of this side's contact point at detection (unit: m)
+  // rigid: which point of the shape (RigidTriangle: the corner/vertex id, compound child k's
+  // point f as (k + 1) * 1024 + f; RigidVertex: the compound child, -1 for a plain shape);
+  // soft: the surface triangle index into SoftSurface::faces, -1 for a vertex side
+  int feature = -1;
+};
+
+struct SoftContact {
+  SoftContactKind kind = SoftContactKind::RigidVertex;
+  ContactSide a, b;
+  Vec3 normal = Vec3::UnitZ();  // unit, from side a towards side b
+  double offset = 0.0;          // the solver's gap is n . (p_b - p_a) - offset (soft sides' thickness) (unit: m)
+  double depth = 0.0;           // penetration at detection (> 0 overlapping): -(n . (b.point - a.point) - offset) (unit: m)
+};
+
+// Deterministic order: kind, then the sides' bodies, vertices and features, then the points.
+inline bool soft_contact_less(const SoftContact& x, const SoftContact& y) {
+  const auto key = [](const SoftContact& c) {
+    return std::tie(c.kind, c.a.rigid, c.a.soft, c.b.rigid, c.b.soft, c.a.vertex, c.b.vertex, c.a.feature,
+                    c.b.feature);
+  };
+  if (key(x) != key(y)) return key(x) < key(y);
+  return std::tie(x.a.point.x(), x.a.point.y(), x.a.point.z(), x.b.point.x(), x.b.point.y(), x.b.point.z()) <
+         std::tie(y.a.point.x(), y.a.point.y(), y.a.point.z(), y.b.point.x(), y.b.point.y(), y.b.point.z());
+}
+
+struct SoftSurface {                                        // one soft body at its current positions
+  const std::vector<Vec3>* x = nullptr;                     // (nv) world positions of all its vertices
+  const std::vector<std::array<int, 3>>* faces = nullptr;   // (nf) outward boundary triangles (closed surface)
+  const std::vector<int>* surface_vertices = nullptr;       // sorted vertices on the boundary
+  double reach = 0.0;  // largest distance any vertex may travel before the next detection (unit: m)
+};
+
+struct SoftDetectInput {
+  DetectInput rigid;  // the rigid bodies, as for detect_contacts (envelope, margin and reach included)
+  std::vector<SoftSurface> soft;
+  double thickness = 0.0;  // radius given to soft vertices and surfaces (unit: m), >= 0
+  bool soft_soft = true;   // detect VertexTriangle contacts between different soft bodies
+  // Deepest penetration of a point behind a soft surface that is still reported (RigidTriangle
+  // and VertexTriangle), beyond the pair envelope (unit: m). Negative: a quarter of the smallest
+  // extent of that soft body's bounding box. A deeper point is a body passing through, not a contact.
+  double max_depth = -1.0;
+  int k = 18;  // kDOP of the soft bodies' trees (18 or 26)
+};
+
+struct SoftDetectStats {
+  int rigid_vertex = 0, rigid_triangle = 0, vertex_triangle = 0;  // contacts of each kind
+};
+
+// Appends every soft contact to `out`, the appended range sorted with soft_contact_less
+// (deterministic; the detection is sequential, so independent of the thread count).
+SoftDetectStats detect_soft_contacts(const SoftDetectInput& in, std::vector<SoftContact>& out);
+
+}  // namespace coulomb
