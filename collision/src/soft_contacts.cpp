@@ -117,10 +117,11 @@ bool surface_query(const SurfaceRef& s, const Vec3& p, double front_range, doubl
     const auto& t = s.tris[std::size_t(k.tris[i])];
     k.q[i] = closest_on_triangle(p, s.x[std::size_t(t[0])], s.x[std::size_t(t[1])], s.x[std::size_t(t[2])], k.w[i]);
     k.d[i] = (p - k.q[i]).norm();
+    if (!std::isfinite(k.d[i])) k.d[i] = std::numeric_limits<double>::infinity();  // a degenerate triangle
     if (k.d[i] < k.d[best]) best = i;
   }
   const double dmin = k.d[best], tol = 1e-9 * s.scale;
-  if (dmin > range) return false;
+  if (!(dmin <= range)) return false;
   // outside when in front of one of the nearest triangles (those sharing the nearest feature)
   std::size_t front = m;
   double front_height = 0.0;

@@ -224,6 +224,18 @@ TEST(SoftContacts, VertexAgainstCapsuleSideAndCap) {
   EXPECT_NEAR(gap(top), -0.002, 1e-9);
 }
 
+TEST(SoftContacts, VertexAgainstCylinderCapAndSide) {
+  Shape cyl = capsule(0.1, 0.2);
+  cyl.type = ShapeType::Cylinder;
+  // through libccd (GJK+EPA on a curved shape): the gap to 1e-6, the normal to 1e-4 inside
+  const SoftContact top = single_vertex_contact(cyl, Pose{}, Vec3(0.03, 0.02, 0.204));
+  EXPECT_NEAR((top.normal - Vec3::UnitZ()).norm(), 0.0, 1e-6);
+  EXPECT_NEAR(gap(top), 0.004, 1e-6);
+  const SoftContact side = single_vertex_contact(cyl, Pose{}, Vec3(0.0, 0.097, -0.05));
+  EXPECT_NEAR((side.normal - Vec3::UnitY()).norm(), 0.0, 1e-4);
+  EXPECT_NEAR(gap(side), -0.003, 1e-6);
+}
+
 TEST(SoftContacts, VertexAgainstMeshBoxOutsideAndInside) {
   const Shape m = mesh_box(Vec3(0.5, 0.5, 0.5));
   const SoftContact above = single_vertex_contact(m, Pose{}, Vec3(0.1, 0.2, 0.505));
@@ -453,7 +465,9 @@ TEST(SoftContacts, RandomPointsMatchTheBoxSignedDistance) {
       const SoftContact& c = *by_vertex[i];
       EXPECT_NEAR(gap(c), d, tol) << "kind " << kind << " point " << pts[i].transpose();
       // the normal leaves the box (RigidVertex: from box to vertex; VertexTriangle: from vertex into the cube)
-      if (!tie) EXPECT_NEAR((c.normal - (kind == 0 ? -grad : grad)).norm(), 0.0, 1e3 * tol) << "kind " << kind;
+      if (!tie) {
+        EXPECT_NEAR((c.normal - (kind == 0 ? -grad : grad)).norm(), 0.0, 1e3 * tol) << "kind " << kind;
+      }
     }
     EXPECT_GT(inside, 20);
     EXPECT_GT(outside, 20);
