@@ -3,6 +3,8 @@
 // with y_0 = -(y_1 + y_2 + y_3), so dF = dx_i y_i^T and a scalar g(F) has dg/dx_i = (dg/dF) y_i.
 #include <coulomb/element_constraint.h>
 
+#include <Eigen/Eigenvalues>
+
 #include <cmath>
 
 namespace coulomb {
@@ -83,8 +85,20 @@ Mat6 strain_compliance(const Lame& lame) {
 
 bool constraint_form_supported(MaterialModel model, const Lame& lame) {
   if (!(lame.mu > 0.0) || !(2.0 * lame.mu + 3.0 * lame.lambda > 0.0)) return false;
-  if (model == MaterialModel::NeoHookean) return lame.lambda > 0.0;
+  if (model == MaterialModel::NeoHookean) return lame.lambda > 0.0;  // alpha = 1 + mu / lambda
   return true;
+}
+
+void neo_hookean_stretch_derivatives(const Lame& lame, const Vec3& s, Vec3& g, Mat3& H) {
+  // seed 003 App. B with C1 = mu/2, D1 = lambda/2 and its gradient read with (J - alpha)
+  const double J = s.prod(), alpha = 1.0 + lame.mu / lame.lambda;
+  const Vec3 dJ(s[1] * s[2], s[0] * s[2], s[0] * s[1]);
+  g = lame.mu * s + lame.lambda * (J - alpha) * dJ;
+  H = lame.lambda * dJ * dJ.transpose();
+  H.diagonal().array() += lame.mu;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      if (i != j) H(i, j) += lame.lambda * (J - alpha) * s[3 - i - j];
 }
 
 void element_constraint(MaterialModel model, const Lame& lame, const std::array<Vec3, 4>& x,
@@ -122,20 +136,26 @@ void element_constraint(MaterialModel model, const Lame& lame, const std::array<
       return;
     }
     case MaterialModel::NeoHookean: {
-      // Macklin & Mueller 2021: hydrostatic row c_H = J - gamma and deviatoric row
-      // c_D = sqrt(I_C), with compliances 1/(lambda V0) and 1/(mu V0)
+      // The compliance form of seed 003 eq. 79-84 and App. B: s = the principal stretches
+      // (signed singular values of F), c = (V0 H)^-1 V0 dPsi/ds, compliance (V0 H)^-1 with
+      // H = d2Psi/ds2 projected to be positive definite (Teran et al. 2005) and J = ds/dx
+      // (d sigma_i / dF = u_i v_i^T). Then -J^T C c = -V0 J^T dPsi/ds is the exact elastic force
+      // and c = 0 at rest. (The two-row form of Macklin and Mueller 2021 rests at large
+      // opposing multipliers and diverged here without geometric stiffness; a Green-strain
+      // compliance form lost control of collapsing elements at impacts.)
+      Mat3 U, V;
+      Vec3 s, g;
+      Mat3 H;
+      signed_svd(F, U, s, V);
+      neo_hookean_stretch_derivatives(lame, s, g, H);
+      Eigen::SelfAdjointEigenSolver<Mat3> eig(H);
+      const Vec3 ev = eig.eigenvalues().cwiseMax(lame.mu);
+      const Mat3 E = eig.eigenvectors() * ev.cwiseInverse().asDiagonal() * eig.eigenvectors().transpose() / rest_volume;
       const std::array<Vec3, 4> y = shape_rows(Dm_inv);
-      const double gamma = 1.0 + lame.mu / lame.lambda;
-      const double ic = F.squaredNorm();
-      const double rc = std::sqrt(ic);
-      out.rows = 2;
-      out.c(0) = F.determinant() - gamma;
-      out.J.row(0) = gradient_through_F(cofactor(F), y);
-      out.c(1) = rc;
-      // F collapsed to a point (I_C = 0) is the only place the sqrt is not differentiable
-      if (rc > 0.0) out.J.row(1) = gradient_through_F(F / rc, y);
-      out.compliance(0, 0) = 1.0 / (lame.lambda * rest_volume);
-      out.compliance(1, 1) = 1.0 / (lame.mu * rest_volume);
+      out.rows = 3;
+      for (int i = 0; i < 3; ++i) out.J.row(i) = gradient_through_F(U.col(i) * V.col(i).transpose(), y);
+      out.compliance.topLeftCorner<3, 3>() = E;
+      out.c.head<3>() = E * (rest_volume * g);
       return;
     }
   }

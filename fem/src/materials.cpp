@@ -44,13 +44,27 @@ Lame stable_neo_hookean_lame(const Lame& small_strain) {
   return {small_strain.mu, small_strain.lambda + small_strain.mu};
 }
 
+void signed_svd(const Mat3& F, Mat3& U, Vec3& s, Mat3& V) {
+  const Eigen::JacobiSVD<Mat3, Eigen::NoQRPreconditioner> svd(F, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  U = svd.matrixU();
+  V = svd.matrixV();
+  s = svd.singularValues();
+  // Eigen sorts singular values in decreasing order: a reflection goes into the smallest one, so
+  // U and V are rotations and an inverted F gets s[2] < 0 (Irving et al. 2004)
+  if (U.determinant() < 0.0) {
+    U.col(2) = -U.col(2);
+    s[2] = -s[2];
+  }
+  if (V.determinant() < 0.0) {
+    V.col(2) = -V.col(2);
+    s[2] = -s[2];
+  }
+}
+
 Mat3 polar_rotation(const Mat3& F) {
-  Eigen::JacobiSVD<Mat3> svd(F, Eigen::ComputeFullU | Eigen::ComputeFullV);
-  Mat3 U = svd.matrixU();
-  const Mat3& V = svd.matrixV();
-  // Eigen sorts singular values in decreasing order: flip the smallest one's direction so that
-  // R is a rotation, not a reflection (inverted elements keep a proper rotation)
-  if (U.determinant() * V.determinant() < 0.0) U.col(2) = -U.col(2);
+  Mat3 U, V;
+  Vec3 s;
+  signed_svd(F, U, s, V);
   return U * V.transpose();
 }
 

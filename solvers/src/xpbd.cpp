@@ -20,7 +20,9 @@
 // (The paper prints "- beta delta gamma_k"; with delta gamma_k = gamma_k - gamma_{k-1} the momentum
 // of [MHNT15] has a plus sign, which is what is implemented.) The blocks run in parallel
 // (oneTBB) and write their DOF changes into per-constraint slots that are summed per DOF in a
-// fixed order, so the result does not depend on the thread count. The Gauss-Seidel variant
+// fixed order, so the result does not depend on the thread count. Momentum restarts (theta = 1)
+// whenever the sum over blocks of (gradient step . change) turns negative, the adaptive restart
+// that keeps APGD monotone in [MHNT15]. The Gauss-Seidel variant
 // applies each block at once (omega = 1, beta = 0, the paper's comparison).
 #include <coulomb/element_constraint.h>
 #include <coulomb/position_problem.h>
@@ -46,7 +48,13 @@ namespace {
 using MatN = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;  // no heap: at most 6 rows
 using VecN = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
 
-bool is_world(const PbdSide& s) { return s.rigid < 0 && s.particle[0] < 0; }
+// Momentum only where it goes along the block's own gradient step: a block whose step turned
+// against its momentum (an overshoot, or a block already solved) drops it, a per-block form of
+// the gradient restart of APGD ([MHNT15], O'Donoghue and Candes).
+template <class V>
+V gated(const V& step, const V& momentum) {
+  return step.dot(momentum) > 0.0 ? momentum : V(V::Zero(momentum.size()));
+}
 
 Mat3 world_inv_inertia(const PositionProblem& p, int r) {
   const Mat3 R = p.q[std::size_t(r)].toRotationMatrix();
@@ -152,6 +160,7 @@ class Solver {
   std::vector<int> owner_start_, owner_slots_;     // per DOF owner, CSR over slot indices
   std::vector<int> scale_;                         // per constraint: largest incidence of its DOFs
   std::vector<Slot> slots_;
+  std::vector<double> progress_;  // per constraint: gradient step . actual change (restart test)
   std::vector<Vec3> prev_contact_, prev_attach_;
   std::vector<Vec6> prev_element_;
   ElementConstraint ec_;  // scratch for Gauss-Seidel (Jacobi threads use their own)
@@ -255,25 +264,26 @@ double Solver::update_contact(int k, double omega, double beta, Slot* slots) {
   tangent_basis(n, t, s);
   const double wn = side_inv_mass(p_, c.a, n) + side_inv_mass(p_, c.b, n);
   if (!(wn > 0.0)) return 0.0;
-  const Vec3 momentum = beta * (P - prev_contact_[std::size_t(k)]);
-  Vec3 Pn = P;
-  // normal: the gap at the current positions (eq. 25, algorithm 2 line 4)
-  Pn[0] = std::max(0.0, P[0] - omega * contact_gap(p_, c) / (h_ * wn) + momentum[0]);
-  // friction: cancel the slip h v_T over the step (eq. 28), along the slip direction
+  // the gradient steps: normal from the gap at the current positions (eq. 25, algorithm 2
+  // line 4), friction cancelling the slip h v_T over the step (eq. 28) along the slip direction
+  Vec3 step(-omega * contact_gap(p_, c) / (h_ * wn), 0.0, 0.0);
   const Vec3 vrel = side_velocity(p_, c.b) - side_velocity(p_, c.a);
   const Vec3 vt = vrel - n.dot(vrel) * n;
   const double slip = vt.norm();
-  if (c.mu > 0.0) {
-    Vec3 ft(0.0, P[1] + momentum[1], P[2] + momentum[2]);
-    if (slip > 1e-12) {
-      const Vec3 tau = vt / slip;
-      const double wt = side_inv_mass(p_, c.a, tau) + side_inv_mass(p_, c.b, tau);
-      if (wt > 0.0) {
-        const double dT = -omega * slip / wt;
-        ft[1] += dT * tau.dot(t);
-        ft[2] += dT * tau.dot(s);
-      }
+  if (c.mu > 0.0 && slip > 1e-12) {
+    const Vec3 tau = vt / slip;
+    const double wt = side_inv_mass(p_, c.a, tau) + side_inv_mass(p_, c.b, tau);
+    if (wt > 0.0) {
+      const double dT = -omega * slip / wt;
+      step[1] = dT * tau.dot(t);
+      step[2] = dT * tau.dot(s);
     }
+  }
+  const Vec3 momentum = gated(step, Vec3(beta * (P - prev_contact_[std::size_t(k)])));
+  Vec3 Pn = P;
+  Pn[0] = std::max(0.0, P[0] + step[0] + momentum[0]);
+  if (c.mu > 0.0) {
+    const Vec3 ft = P + step + momentum;
     // the friction impulse onto the disc of the cone at the current normal impulse: the exact,
     // isotropic Coulomb law (the joint projection of [TA11] would lift sliding bodies, the
     // "normal impulse artifact" of the convexified cone the paper warns about in s.2.4)
@@ -285,6 +295,7 @@ double Solver::update_contact(int k, double omega, double beta, Slot* slots) {
     Pn[1] = Pn[2] = 0.0;
   }
   const Vec3 dP = Pn - P;
+  progress_[std::size_t(k)] = step.dot(dP);
   P = Pn;
   const Vec3 J = dP[0] * n + dP[1] * t + dP[2] * s;  // impulse on side b
   push(c.a, -J, slots);
@@ -315,9 +326,11 @@ double Solver::update_element(int k, double omega, double beta, Slot* slots) {
   const auto P = P6.head(rows);
   const MatN N = (h_ + m.damping) * A + Cinv / h_;
   const VecN r = ec.c.head(rows) + m.damping * (J * v) + Cinv * P / h_;
-  VecN dP = -omega * N.ldlt().solve(r);
-  if (beta != 0.0) dP += beta * (P - prev_element_[std::size_t(k)].head(rows));
+  const VecN step = -omega * N.ldlt().solve(r);
+  VecN dP = step;
+  if (beta != 0.0) dP += gated(step, VecN(beta * (P - prev_element_[std::size_t(k)].head(rows))));
   if (!dP.allFinite()) return 0.0;
+  progress_[std::size_t(nc() + k)] = step.dot(dP);
   P6.head(rows) += dP;
   const Vec12 f = J.transpose() * dP;
   for (int i = 0; i < 4; ++i) push_particle(e.particle[std::size_t(i)], f.segment<3>(3 * i), slots);
@@ -333,8 +346,9 @@ double Solver::update_attachment(int k, double omega, double beta, Slot* slots) 
   const Mat3 K = side_inv_mass_matrix(p_, particle) + side_inv_mass_matrix(p_, a.target);
   if (!(K.trace() > 0.0)) return 0.0;
   Vec3& P = p_.attachment_impulse[std::size_t(k)];
-  Vec3 dP = -omega * K.ldlt().solve(c / h_);
-  dP += beta * (P - prev_attach_[std::size_t(k)]);
+  const Vec3 step = -omega * K.ldlt().solve(c / h_);
+  const Vec3 dP = step + gated(step, Vec3(beta * (P - prev_attach_[std::size_t(k)])));
+  progress_[std::size_t(nc() + ne() + k)] = step.dot(dP);
   P += dP;
   push(particle, dP, slots);
   push(a.target, -dP, slots);
@@ -415,6 +429,7 @@ SolverStats Solver::run() {
   const bool nesterov = o_.nesterov && !gs_;
   double theta = 1.0;
   const int n = count();
+  progress_.assign(std::size_t(n), 0.0);
   std::vector<double> change(std::size_t(n), 0.0);
   for (int it = 0; it < o_.max_iterations; ++it) {
     double beta = 0.0;
@@ -456,6 +471,16 @@ SolverStats Solver::run() {
         }
       });
       for (double c : change) max_change = std::max(max_change, c);
+      // adaptive restart ([MHNT15], O'Donoghue and Candes): when the momentum carries the
+      // iterate against the gradient steps, drop it and start the sequence again
+      double progress = 0.0;
+      for (double d : progress_) progress += d;
+      if (nesterov && progress < 0.0) {
+        theta = 1.0;
+        prev_contact_ = p_.contact_impulse;
+        prev_element_ = p_.element_impulse;
+        prev_attach_ = p_.attachment_impulse;
+      }
     }
     for (const Vec3& P : p_.contact_impulse) max_impulse = std::max(max_impulse, P.cwiseAbs().maxCoeff());
     for (const Vec3& P : p_.attachment_impulse) max_impulse = std::max(max_impulse, P.cwiseAbs().maxCoeff());

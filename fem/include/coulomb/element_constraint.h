@@ -26,7 +26,7 @@ using Mat6x12 = Eigen::Matrix<double, 6, 12>;
 using Vec12 = Eigen::Matrix<double, 12, 1>;
 
 struct ElementConstraint {
-  int rows = 0;                   // meaningful rows: 6 (strain forms) or 2 (Neo-Hookean)
+  int rows = 0;                   // meaningful rows: 6 (strain forms) or 3 (Neo-Hookean)
   Vec6 c = Vec6::Zero();          // constraint value (unit: sqrt(m^3) for strain rows)
   Mat6x12 J = Mat6x12::Zero();    // dc/dx
   Mat6 compliance = Mat6::Zero(); // C^{-1}; the element energy is 1/2 c^T C c
@@ -51,9 +51,10 @@ Mat6 strain_stiffness(const Lame& lame);
 // Its inverse, in closed form (needs mu > 0 and 2 mu + 3 lambda > 0, as lame_from_young gives).
 Mat6 strain_compliance(const Lame& lame);
 
-// Whether element_constraint can represent the model: the Neo-Hookean hydrostatic row needs
-// lambda > 0 (Poisson ratio > 0), every other model needs only a valid Lame pair. Scene loading
-// should check this; element_constraint returns rows = 0 for an unsupported pair.
+// Whether element_constraint can represent the model: a valid Lame pair (mu > 0 and a positive
+// bulk modulus), and lambda > 0 for Neo-Hookean (alpha = 1 + mu / lambda; the World passes it
+// stable_neo_hookean_lame, whose lambda + mu is positive for every valid Poisson ratio).
+// element_constraint returns rows = 0 for an unsupported pair.
 bool constraint_form_supported(MaterialModel model, const Lame& lame);
 
 // The constraint form of one tetrahedron with rest volume V0 = rest_volume:
@@ -65,12 +66,17 @@ bool constraint_form_supported(MaterialModel model, const Lame& lame);
 //          term it drops contributes nothing to the force J^T C c (R^T F is symmetric and its
 //          stress commutes with it), so forces are exact, only the Schur complement is approximate.
 //  All three: compliance = strain_compliance(lame), and 1/2 c^T C c = V0 Psi(F).
-//  NeoHookean: 2 rows (Macklin & Mueller 2021): c_H = det F - gamma, gamma = 1 + mu/lambda,
-//          compliance 1/(lambda V0); c_D = sqrt(I_C), I_C = tr(F^T F), compliance 1/(mu V0).
-//          1/2 c^T C c = V0 (Psi(F) + 3 mu/2 + mu^2/(2 lambda)), a constant shift. J by the chain
-//          rule through F (dJ/dF = cof F, d sqrt(I_C)/dF = F / sqrt(I_C)).
+//  NeoHookean: 3 rows in the compliance form of seed 003 eq. 79-84 and App. B: s = the signed
+//          principal stretches of F, c = (V0 H)^-1 V0 dPsi/ds, compliance = (V0 H)^-1 with
+//          H = d2Psi/ds2 projected to be positive definite (eigenvalues at least mu), J = ds/dx.
+//          Then -J^T C c = -V0 J^T dPsi/ds is the exact elastic force, c = 0 at rest, and
+//          1/2 c^T C c is the local quadratic model of V0 Psi.
 void element_constraint(MaterialModel model, const Lame& lame, const std::array<Vec3, 4>& x,
                         const Mat3& Dm_inv, double rest_volume, ElementConstraint& out);
+
+// Stable Neo-Hookean in principal stretches s (seed 003 App. B): g = dPsi/ds and the unprojected
+// H = d2Psi/ds2.
+void neo_hookean_stretch_derivatives(const Lame& lame, const Vec3& s, Vec3& g, Mat3& H);
 
 // Elastic forces f = -V0 dPsi(F(x))/dx (12-vector, vertex i at 3i..3i+2): H = -V0 P Dm^{-T}
 // gives f1, f2, f3 as its columns and f0 = -(f1 + f2 + f3).

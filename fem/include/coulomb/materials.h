@@ -38,6 +38,10 @@ Lame lame_from_young(double young, double poisson);
 // decomposition, Irving et al. 2004).
 Mat3 polar_rotation(const Mat3& F);
 
+// F = U diag(s) V^T with U and V rotations, s decreasing in magnitude; an inverted F (det < 0)
+// gets s[2] < 0 (the inversion-safe SVD of Irving et al. 2004). polar_rotation is U V^T.
+void signed_svd(const Mat3& F, Mat3& U, Vec3& s, Mat3& V);
+
 // Strain energy density Psi(F) (unit: J/m^3), zero at F = I:
 //   Linear:       \epsilon = sym(F) - I,  \Psi = \mu \epsilon:\epsilon + \frac{\lambda}{2} tr(\epsilon)^2
 //   Corotational: F = R S,  \Psi = \mu \|F - R\|_F^2 + \frac{\lambda}{2} tr(R^T F - I)^2
