@@ -196,29 +196,44 @@ TEST(ReadTetgen, RoundTripsZeroAndOneBasedFilesWithCommentsAttributesAndMarkers)
 }
 
 TEST(ReadTetgen, ReadsTetGensOwnFilesWithoutFlipping) {
-  // TetGen (library) meshes a cube and writes .node/.ele with its own writer: its tets are
-  // already positive in our convention, and the vertex numbering is kept
+  // TetGen itself meshes a cube and writes .node/.ele with its own writer (1-based): its tets
+  // are positive in our convention, so they are read back as written, not flipped
   std::vector<Vec3> v;
   std::vector<std::array<int, 3>> f;
   cube_surface(1.0, v, f);
-  const TetMesh m = tetrahedralize(v, f, 0.05, 1.414);
-  tetgenio io;
-  io.firstnumber = 1;
-  io.numberofpoints = int(m.rest.size());
-  io.pointlist = new REAL[3 * m.rest.size()];
-  for (std::size_t i = 0; i < m.rest.size(); ++i)
-    for (int k = 0; k < 3; ++k) io.pointlist[3 * i + std::size_t(k)] = m.rest[i][k];
-  io.numberoftetrahedra = int(m.tets.size());
-  io.tetrahedronlist = new int[4 * m.tets.size()];
-  for (std::size_t t = 0; t < m.tets.size(); ++t)
-    for (int k = 0; k < 4; ++k) io.tetrahedronlist[4 * t + std::size_t(k)] = m.tets[t][std::size_t(k)] + 1;
+  tetgenio in, out;
+  in.firstnumber = 1;
+  in.numberofpoints = 8;
+  in.pointlist = new REAL[24];
+  for (std::size_t i = 0; i < 8; ++i)
+    for (int k = 0; k < 3; ++k) in.pointlist[3 * i + std::size_t(k)] = v[i][k];
+  in.numberoffacets = 12;
+  in.facetlist = new tetgenio::facet[12];
+  for (std::size_t t = 0; t < 12; ++t) {
+    tetgenio::facet& fa = in.facetlist[t];
+    tetgenio::init(&fa);
+    fa.numberofpolygons = 1;
+    fa.polygonlist = new tetgenio::polygon[1];
+    tetgenio::init(&fa.polygonlist[0]);
+    fa.polygonlist[0].numberofvertices = 3;
+    fa.polygonlist[0].vertexlist = new int[3];
+    for (int k = 0; k < 3; ++k) fa.polygonlist[0].vertexlist[k] = f[t][std::size_t(k)] + 1;
+  }
+  char switches[] = "pq1.414a0.05Q";
+  tetrahedralize(switches, &in, &out);
+  ASSERT_EQ(out.firstnumber, 1);
+  ASSERT_EQ(out.numberofcorners, 4);
   const TempDir d;
   std::string stem = (d.path / "cube").string();
-  io.save_nodes(stem.data());
-  io.save_elements(stem.data());
+  out.save_nodes(stem.data());
+  out.save_elements(stem.data());
   const TetMesh r = read_tetgen(stem + ".node");
-  EXPECT_EQ(r.tets, m.tets);
-  for (std::size_t i = 0; i < m.rest.size(); ++i) EXPECT_NEAR((r.rest[i] - m.rest[i]).norm(), 0.0, 1e-12);
+  ASSERT_EQ(r.tets.size(), std::size_t(out.numberoftetrahedra));
+  for (std::size_t t = 0; t < r.tets.size(); ++t)
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(r.tets[t][std::size_t(k)], out.tetrahedronlist[4 * t + std::size_t(k)] - 1) << t;
+  // TetGen's output starts with the input points
+  for (std::size_t i = 0; i < 8; ++i) EXPECT_NEAR((r.rest[i] - v[i]).norm(), 0.0, 1e-15) << i;
+  EXPECT_NEAR(total_volume(r), 8.0, 1e-9);
 }
 
 TEST(ReadTetgen, FlipsAFileWhoseTetsAreAllNegative) {
