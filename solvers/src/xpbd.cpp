@@ -14,8 +14,9 @@
 // projected on the Coulomb cone's disc at the current normal impulse (eq. 27, 29).
 //
 // Jacobi (algorithm 1, eq. 35): every block reads the same iterate; its update is scaled by
-// omega / n with n the largest count of constraints incident to one of its DOFs (the paper's
-// estimate of 1/rho(N)), and Nesterov momentum beta_{k+1} (theta_0 = 1) is added:
+// omega / n with n the count of constraints incident to its DOFs, weighted by their inverse
+// masses (the paper's estimate of 1/rho(N) from incident-constraint counts), and Nesterov
+// momentum beta_{k+1} (theta_0 = 1) is added:
 //     P_{k+1} = proj(P_k - omega/n N^-1 r_k + beta_{k+1} (P_k - P_{k-1})).
 // (The paper prints "- beta delta gamma_k"; with delta gamma_k = gamma_k - gamma_{k-1} the momentum
 // of [MHNT15] has a plus sign, which is what is implemented.) The blocks run in parallel
@@ -130,14 +131,19 @@ class Solver {
   int na() const { return int(p_.attachments.size()); }
   int count() const { return nc() + ne() + na(); }
 
+  void add_slot(int owner, double inv_mass) {
+    slot_owner_.push_back(owner);
+    slot_weight_.push_back(inv_mass);
+  }
   void add_side_slots(const PbdSide& s) {
     if (s.rigid >= 0) {
-      if (p_.inv_mass[std::size_t(s.rigid)] > 0.0) slot_owner_.push_back(np_ + s.rigid);
+      if (p_.inv_mass[std::size_t(s.rigid)] > 0.0) add_slot(np_ + s.rigid, p_.inv_mass[std::size_t(s.rigid)]);
       return;
     }
     for (int i = 0; i < 3; ++i) {
       const int q = s.particle[std::size_t(i)];
-      if (q >= 0 && p_.p_inv_mass[std::size_t(q)] > 0.0 && s.weight[i] != 0.0) slot_owner_.push_back(q);
+      if (q >= 0 && p_.p_inv_mass[std::size_t(q)] > 0.0 && s.weight[i] != 0.0)
+        add_slot(q, s.weight[i] * s.weight[i] * p_.p_inv_mass[std::size_t(q)]);
     }
   }
   void build_slots();
@@ -158,7 +164,8 @@ class Solver {
   bool gs_ = false;
   std::vector<int> slot_start_, slot_owner_;       // per constraint, CSR
   std::vector<int> owner_start_, owner_slots_;     // per DOF owner, CSR over slot indices
-  std::vector<int> scale_;                         // per constraint: largest incidence of its DOFs
+  std::vector<double> slot_weight_;                // inverse mass of the slot's DOF in the block
+  std::vector<double> scale_;                      // per constraint: weighted incidence of its DOFs
   std::vector<Slot> slots_;
   std::vector<double> progress_;  // per constraint: gradient step . actual change (restart test)
   std::vector<Vec3> prev_contact_, prev_attach_;
@@ -169,6 +176,7 @@ class Solver {
 void Solver::build_slots() {
   slot_start_.assign(1, 0);
   slot_owner_.clear();
+  slot_weight_.clear();
   for (const PbdContact& c : p_.contacts) {
     add_side_slots(c.a);
     add_side_slots(c.b);
@@ -176,11 +184,11 @@ void Solver::build_slots() {
   }
   for (const PbdElement& e : p_.elements) {
     for (int q : e.particle)
-      if (p_.p_inv_mass[std::size_t(q)] > 0.0) slot_owner_.push_back(q);
+      if (p_.p_inv_mass[std::size_t(q)] > 0.0) add_slot(q, p_.p_inv_mass[std::size_t(q)]);
     slot_start_.push_back(int(slot_owner_.size()));
   }
   for (const PbdAttachment& a : p_.attachments) {
-    if (p_.p_inv_mass[std::size_t(a.particle)] > 0.0) slot_owner_.push_back(a.particle);
+    if (p_.p_inv_mass[std::size_t(a.particle)] > 0.0) add_slot(a.particle, p_.p_inv_mass[std::size_t(a.particle)]);
     add_side_slots(a.target);
     slot_start_.push_back(int(slot_owner_.size()));
   }
@@ -191,12 +199,21 @@ void Solver::build_slots() {
   owner_slots_.resize(slot_owner_.size());
   std::vector<int> fill(owner_start_.begin(), owner_start_.end() - 1);
   for (std::size_t s = 0; s < slot_owner_.size(); ++s) owner_slots_[std::size_t(fill[std::size_t(slot_owner_[s])]++)] = int(s);
-  scale_.assign(std::size_t(count()), 1);
-  for (int k = 0; k < count(); ++k)
+  // 1 / rho(D^-1 N) per block row by Gershgorin: a block couples to every other constraint on
+  // its DOFs in proportion to that DOF's inverse mass, so the row sum of D^-1 N is about the
+  // incidence count of its DOFs weighted by their share of the block's inverse mass. (The plain
+  // largest count would make a light particle touching a heavy body with 100 contacts move
+  // 1/100 of its correction, and the body sink into a soft surface.)
+  scale_.assign(std::size_t(count()), 1.0);
+  for (int k = 0; k < count(); ++k) {
+    double num = 0.0, den = 0.0;
     for (int s = slot_start_[std::size_t(k)]; s < slot_start_[std::size_t(k) + 1]; ++s) {
       const int o = slot_owner_[std::size_t(s)];
-      scale_[std::size_t(k)] = std::max(scale_[std::size_t(k)], owner_start_[std::size_t(o) + 1] - owner_start_[std::size_t(o)]);
+      num += slot_weight_[std::size_t(s)] * (owner_start_[std::size_t(o) + 1] - owner_start_[std::size_t(o)]);
+      den += slot_weight_[std::size_t(s)];
     }
+    if (den > 0.0) scale_[std::size_t(k)] = std::max(1.0, num / den);
+  }
   slots_.resize(slot_owner_.size());
   for (std::size_t s = 0; s < slots_.size(); ++s) slots_[s].owner = slot_owner_[s];
 }

@@ -174,7 +174,6 @@ class World {
     bool operator<(const CachedPositionImpulse& o) const { return key < o.key; }
   };
   std::vector<CachedPositionImpulse> position_cache_;
-  std::vector<Vec6> element_impulse_;
   std::vector<Vec3> attachment_impulse_;
 
   int step_ = 0;
