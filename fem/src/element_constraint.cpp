@@ -149,7 +149,7 @@ void element_constraint(MaterialModel model, const Lame& lame, const std::array<
       signed_svd(F, U, s, V);
       neo_hookean_stretch_derivatives(lame, s, g, H);
       Eigen::SelfAdjointEigenSolver<Mat3> eig(H);
-      const Vec3 ev = eig.eigenvalues().cwiseMax(lame.mu);
+      const Vec3 ev = eig.eigenvalues().cwiseAbs().cwiseMax(lame.mu);
       const Mat3 E = eig.eigenvectors() * ev.cwiseInverse().asDiagonal() * eig.eigenvectors().transpose() / rest_volume;
       const std::array<Vec3, 4> y = shape_rows(Dm_inv);
       out.rows = 3;
