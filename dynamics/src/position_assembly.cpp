@@ -12,12 +12,13 @@ std::vector<int> particle_offsets(const std::vector<SoftBody>& soft) {
 
 namespace {
 
-// A collision-side point as a solver side: rigid anchors go into the body frame at q^l.
+// A collision-side point as a solver side: a rigid side keeps its lever arm from the centre of
+// mass at q^l (position_problem.h).
 PbdSide to_side(const ContactSide& s, const RigidState& state, const std::vector<int>& base) {
   PbdSide out;
   if (s.rigid >= 0) {
     out.rigid = s.rigid;
-    out.anchor = state.q[std::size_t(s.rigid)].conjugate() * (s.point - state.x[std::size_t(s.rigid)]);
+    out.anchor = s.point - state.x[std::size_t(s.rigid)];
     return out;
   }
   for (int i = 0; i < 3; ++i)
@@ -84,16 +85,16 @@ void assemble_position_problem(const PositionAssemblyInput& in, PositionProblem&
     }
   }
 
-  // rigid-rigid contacts: each surface point goes into its body's frame (gap = -depth at q^l)
+  // rigid-rigid contacts: each surface point's lever arm at q^l (gap = -depth at q^l)
   if (in.contacts)
     for (std::size_t k = 0; k < in.contacts->size(); ++k) {
       const Contact& c = (*in.contacts)[k];
       PbdContact pc;
       pc.normal = c.normal;
       pc.a.rigid = c.body_a;
-      pc.a.anchor = s.q[std::size_t(c.body_a)].conjugate() * (c.point + 0.5 * c.depth * c.normal - s.x[std::size_t(c.body_a)]);
+      pc.a.anchor = c.point + 0.5 * c.depth * c.normal - s.x[std::size_t(c.body_a)];
       pc.b.rigid = c.body_b;
-      pc.b.anchor = s.q[std::size_t(c.body_b)].conjugate() * (c.point - 0.5 * c.depth * c.normal - s.x[std::size_t(c.body_b)]);
+      pc.b.anchor = c.point - 0.5 * c.depth * c.normal - s.x[std::size_t(c.body_b)];
       pc.mu = (*in.contact_mu)[k];
       out.contacts.push_back(pc);
     }
@@ -114,6 +115,7 @@ void assemble_position_problem(const PositionAssemblyInput& in, PositionProblem&
       pa.particle = base[std::size_t(a.soft)] + a.vertex;
       pa.target.rigid = a.body;
       pa.target.anchor = a.anchor;
+      pa.target.body_frame = true;  // a glued point turns with its body
       out.attachments.push_back(pa);
     }
   out.size_impulses();

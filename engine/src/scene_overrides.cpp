@@ -1,5 +1,8 @@
 #include <coulomb/error.h>
 #include <coulomb/scene_overrides.h>
+#include <coulomb/solver.h>
+
+#include <algorithm>
 
 
 namespace coulomb {
@@ -8,9 +11,14 @@ void apply_overrides(nlohmann::json& doc, const SceneOverrides& o) {
   if (!doc.is_object()) return;  // parse_scene reports it
   if (!o.solver.empty()) {
     nlohmann::json solver = {{"type", o.solver}};
+    // keep the shared keys the new solver accepts (xpbd-jacobi has no warm_start)
+    const SolverInfo* info = find_solver(o.solver);
+    const auto accepts = [&](const char* key) {
+      return !info || std::find(info->keys.begin(), info->keys.end(), key) != info->keys.end();
+    };
     if (doc.contains("solver") && doc["solver"].is_object())
       for (const char* key : {"max_iterations", "abs_tol", "rel_tol", "warm_start"})
-        if (doc["solver"].contains(key)) solver[key] = doc["solver"][key];
+        if (doc["solver"].contains(key) && accepts(key)) solver[key] = doc["solver"][key];
     doc["solver"] = solver;
   }
   // after --solver, so that --set can refine the chosen solver's own keys

@@ -34,8 +34,7 @@ const std::vector<SolverInfo>& solver_registry() {
       {"xpbd-jacobi",
        "position-level accelerated (Nesterov) Jacobi with compliance for rigid and soft bodies (seed 002)",
        /*rigid*/ true, /*soft*/ true, /*joints*/ false, /*gpu*/ false,
-       {"type", "max_iterations", "abs_tol", "rel_tol", "warm_start", "record_history", "omega", "nesterov",
-        "gauss_seidel"},
+       {"type", "max_iterations", "abs_tol", "rel_tol", "record_history", "omega", "nesterov", "gauss_seidel"},
        nullptr, nullptr, &solve_xpbd},
   };
   return registry;

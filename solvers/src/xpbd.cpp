@@ -62,8 +62,17 @@ Mat3 world_inv_inertia(const PositionProblem& p, int r) {
   return R * p.inv_inertia[std::size_t(r)].asDiagonal() * R.transpose();
 }
 
+// world lever arm of a rigid side's point from the centre of mass
+Vec3 arm(const PositionProblem& p, const PbdSide& s) {
+  return s.body_frame ? Vec3(p.q[std::size_t(s.rigid)] * s.anchor) : s.anchor;
+}
+
 Vec3 side_position(const PositionProblem& p, const PbdSide& s) {
-  if (s.rigid >= 0) return p.x[std::size_t(s.rigid)] + p.q[std::size_t(s.rigid)] * s.anchor;
+  if (s.rigid >= 0) {
+    const auto r = std::size_t(s.rigid);
+    if (s.body_frame) return p.x[r] + p.q[r] * s.anchor;
+    return p.x[r] + s.anchor + p.dt * p.w[r].cross(s.anchor);
+  }
   if (s.particle[0] < 0) return s.anchor;
   Vec3 x = Vec3::Zero();
   for (int i = 0; i < 3; ++i)
@@ -74,7 +83,7 @@ Vec3 side_position(const PositionProblem& p, const PbdSide& s) {
 Vec3 side_velocity(const PositionProblem& p, const PbdSide& s) {
   if (s.rigid >= 0) {
     const auto r = std::size_t(s.rigid);
-    return p.v[r] + p.w[r].cross(p.q[r] * s.anchor);
+    return p.v[r] + p.w[r].cross(arm(p, s));
   }
   Vec3 v = Vec3::Zero();
   for (int i = 0; i < 3; ++i)
@@ -87,7 +96,7 @@ double side_inv_mass(const PositionProblem& p, const PbdSide& s, const Vec3& d) 
   if (s.rigid >= 0) {
     const auto r = std::size_t(s.rigid);
     if (!(p.inv_mass[r] > 0.0)) return 0.0;
-    const Vec3 rxd = (p.q[r] * s.anchor).cross(d);
+    const Vec3 rxd = arm(p, s).cross(d);
     return p.inv_mass[r] + rxd.dot(world_inv_inertia(p, s.rigid) * rxd);
   }
   double m = 0.0;
@@ -101,7 +110,7 @@ Mat3 side_inv_mass_matrix(const PositionProblem& p, const PbdSide& s) {
   if (s.rigid >= 0) {
     const auto r = std::size_t(s.rigid);
     if (!(p.inv_mass[r] > 0.0)) return Mat3::Zero();
-    const Mat3 rx = skew(p.q[r] * s.anchor);
+    const Mat3 rx = skew(arm(p, s));
     return p.inv_mass[r] * Mat3::Identity() - rx * world_inv_inertia(p, s.rigid) * rx;
   }
   return side_inv_mass(p, s, Vec3::UnitX()) * Mat3::Identity();
@@ -238,7 +247,7 @@ void Solver::push(const PbdSide& s, const Vec3& J, Slot*& slots) {
     Slot d;
     d.owner = np_ + s.rigid;
     d.dv = p_.inv_mass[r] * J;
-    d.dw = world_inv_inertia(p_, s.rigid) * (p_.q[r] * s.anchor).cross(J);
+    d.dw = world_inv_inertia(p_, s.rigid) * arm(p_, s).cross(J);
     if (gs_) {
       apply(d);
     } else {

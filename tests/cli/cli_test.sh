@@ -60,5 +60,15 @@ cmp -s "$tmp/a/final_state.json" "$tmp/b/final_state.json" && passes=$((passes +
 check run-overrides 0 "$exe" run "$src/scenes/sliding_box.json" --out "$tmp/c" --steps 5 --dt 0.002 --set /materials/default/friction=0.2 --quiet
 grep -q '"time":0.01' "$tmp/c/stats.jsonl" && passes=$((passes + 1)) || { echo "FAIL --dt/--steps not applied"; fails=$((fails + 1)); }
 
+# soft bodies: the final state reports them, a velocity-level solver is refused at /solver/type
+check run-soft 0 "$exe" run "$src/scenes/soft_stack.json" --out "$tmp/soft" --steps 5 --quiet
+for key in centroid volume min_tet_volume vertex_count; do
+  grep -q "\"$key\"" "$tmp/soft/final_state.json" && passes=$((passes + 1)) || { echo "FAIL final_state.json lacks soft $key"; fails=$((fails + 1)); }
+done
+check soft-wrong-solver 2 "$exe" validate "$src/scenes/soft_stack.json" --solver prox-gs
+contains soft-wrong-solver-pointer "/solver/type"
+check info-again 0 "$exe" info
+contains info-soft "[rigid + soft]"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -280,13 +280,52 @@ TEST(SceneMistakes, BodyMassAndInertiaMustBePositive) {
   expect_error(with(minimal_scene(), "/bodies/1/inertia", {1, -1, 1}), "/bodies/1/inertia", "each > 0");
 }
 
-TEST(SceneMistakes, SoftBodiesNotSupportedYet) {
-  expect_error(with(minimal_scene(), "/soft_bodies", json::array({{{"name", "jelly"}}})), "/soft_bodies",
-               "not supported yet");
+// a scene with one soft cube for xpbd-jacobi
+json soft_scene() {
+  json doc = with(minimal_scene(), "/solver", {{"type", "xpbd-jacobi"}});
+  doc["soft_bodies"] = json::parse(R"([{"name": "jelly", "position": [0, 0, 2],
+      "mesh": {"type": "box", "half_extents": [0.1, 0.1, 0.1], "resolution": [2, 2, 2]}}])");
+  return doc;
 }
 
-TEST(SceneMistakes, JointsNotSupportedYet) {
-  expect_error(with(minimal_scene(), "/joints", json::array({{{"type", "ball"}}})), "/joints", "not supported yet");
+TEST(SceneMistakes, SoftBodiesNeedASolverThatHandlesThem) {
+  EXPECT_NO_THROW(parse_scene(soft_scene(), "."));
+  expect_error(with(soft_scene(), "/solver", {{"type", "prox-gs"}}), "/solver/type", "cannot simulate soft bodies");
+}
+
+TEST(SceneMistakes, SoftBodyMistakes) {
+  expect_error(without(soft_scene(), "/soft_bodies/0/mesh"), "/soft_bodies/0", "missing required key 'mesh'");
+  expect_error(with(soft_scene(), "/soft_bodies/0/mesh/type", "cube"), "/soft_bodies/0/mesh/type", "expected one of");
+  expect_error(with(soft_scene(), "/soft_bodies/0/mesh/resolution", {2, 0, 2}), "/soft_bodies/0/mesh/resolution", "each >= 1");
+  expect_error(with(soft_scene(), "/soft_bodies/0/mesh", {{"type", "sphere"}, {"radius", -1}}), "/soft_bodies/0/mesh/radius",
+               "expected a number > 0");
+  expect_error(with(soft_scene(), "/soft_bodies/0/material", "jello"), "/soft_bodies/0/material", "unknown material");
+  expect_error(with(soft_scene(), "/soft_bodies/0/name", "b0"), "/soft_bodies/0/name", "duplicate body name");
+  expect_error(with(soft_scene(), "/soft_bodies/0/pinned", {{"box_min", {5, 5, 5}}, {"box_max", {6, 6, 6}}}),
+               "/soft_bodies/0/pinned", "contains no vertex");
+  expect_error(with(soft_scene(), "/soft_bodies/0/colour", "red"), "/soft_bodies/0/colour", "unknown key");
+  expect_error(with(soft_scene(), "/soft_bodies/0/mesh", {{"type", "file"}, {"file", "missing.node"}}),
+               "/soft_bodies/0/mesh/file", "missing.node");
+  expect_error(with(soft_scene(), "/soft_bodies/0/mesh", {{"type", "tetgen"}, {"surface", "missing.obj"}, {"max_volume", 1e-3}}),
+               "/soft_bodies/0/mesh/surface", "missing.obj");
+}
+
+TEST(SceneMistakes, OpenTetgenSurfaceIsRejectedWithItsPointer) {
+  TempDir dir;
+  std::ofstream(dir.path() / "open.obj") << "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\n";
+  expect_error(with(soft_scene(), "/soft_bodies/0/mesh", {{"type", "tetgen"}, {"surface", "open.obj"}, {"max_volume", 1e-3}}),
+               "/soft_bodies/0/mesh/surface", "open", dir.path());
+}
+
+TEST(SceneMistakes, JointMistakes) {
+  json attach = json::parse(R"({"type": "attach", "soft": "jelly", "vertices": {"box_min": [-1, -1, 2.09], "box_max": [1, 1, 3]}, "body": "b0"})");
+  EXPECT_NO_THROW(parse_scene(with(soft_scene(), "/joints", json::array({attach})), "."));
+  expect_error(with(soft_scene(), "/joints", json::array({{{"type", "ball"}}})), "/joints/0/type", "not supported yet");
+  expect_error(with(soft_scene(), "/joints", json::array({with(attach, "/soft", "jam")})), "/joints/0/soft", "no soft body");
+  expect_error(with(soft_scene(), "/joints", json::array({with(attach, "/body", "b9")})), "/joints/0/body", "no rigid body");
+  expect_error(with(soft_scene(), "/joints", json::array({with(attach, "/vertices/box_min", {2, 2, 2})})),
+               "/joints/0/vertices", "box_min must not exceed box_max");
+  expect_error(with(minimal_scene(), "/joints", json::array({attach})), "/joints/0/soft", "no soft body");
 }
 
 TEST(SceneMistakes, GeneratorMistakes) {

@@ -126,6 +126,7 @@ TEST(Xpbd, AttachmentHoldsParticleOnRigidPoint) {
   at.particle = 0;
   at.target.rigid = 0;
   at.target.anchor = Vec3(0.2, 0, 0);
+  at.target.body_frame = true;
   p.attachments = {at};
   solve(p, options(false));
   EXPECT_NEAR((p.px[0] - (p.x[0] + p.q[0] * Vec3(0.2, 0, 0))).norm(), 0.0, 1e-10);

@@ -32,7 +32,7 @@ constexpr Variant kVariants[] = {{"jacobi", false, false}, {"accelerated-jacobi"
 std::vector<double> mean_normalised_error(const std::string& pile, const Variant& v, int steps, int iterations) {
   const std::vector<std::string> set = {"/solver={\"type\": \"xpbd-jacobi\"}",
                                         "/solver/max_iterations=" + std::to_string(iterations),
-                                        "/solver/abs_tol=0", "/solver/rel_tol=0", "/solver/warm_start=false",
+                                        "/solver/abs_tol=0", "/solver/rel_tol=0",
                                         "/solver/record_history=true",
                                         std::string("/solver/nesterov=") + (v.nesterov ? "true" : "false"),
                                         std::string("/solver/gauss_seidel=") + (v.gauss_seidel ? "true" : "false"),

@@ -1,9 +1,10 @@
 // Stage 3 for the position-level solver (DESIGN.md): rigid bodies, soft bodies and contacts in,
 // a PositionProblem (seed 002) out; and the way back, the solved DOFs into the states.
 //
-// The contacts were detected at q^l; their rigid anchors are fixed in the body frames at that
-// configuration and their normals are kept for the step, so the solver can re-evaluate every
-// gap at any iterate (seed 002 s.3.2: Phi(q) = n . (x_i + R_i p_i - x_j - R_j p_j)).
+// The contacts were detected at q^l; their rigid sides keep their lever arms from q^l and their
+// normals for the step, so the solver can re-evaluate every gap at any iterate (seed 002 s.3.2:
+// Phi(q) = n . (x_i + R_i p_i - x_j - R_j p_j), with the rotation linearised; see
+// solvers/position_problem.h for why).
 #pragma once
 #include <coulomb/contact.h>
 #include <coulomb/position_problem.h>

@@ -124,8 +124,6 @@ class World {
   StepResult run_stages();
   StepResult run_position_stages();  // world_position.cpp (seed 002)
   DetectInput detect_input();
-  void warm_start_position();
-  void remember_position_impulses();
   void record_stats();  // stage 7 (all but wall_ms)
   SolverStats solve(SolveFn fn, const ContactProblem& problem, const SolverOptions& opt, Islands& islands,
                     ContactSolution& solution);
@@ -167,14 +165,6 @@ class World {
   std::vector<SoftContact> soft_contacts_;
   std::vector<double> contact_mu_, soft_contact_mu_;
   PositionProblem pproblem_;
-  struct CachedPositionImpulse {  // keyed by the sides; rigid-rigid contacts also by anchor
-    std::array<int, 8> key;
-    Vec3 anchor;   // side a's anchor (body frame) or point
-    Vec3 impulse;  // world impulse on side b (unit: N s)
-    bool operator<(const CachedPositionImpulse& o) const { return key < o.key; }
-  };
-  std::vector<CachedPositionImpulse> position_cache_;
-  std::vector<Vec3> attachment_impulse_;
 
   int step_ = 0;
   double time_ = 0.0;
