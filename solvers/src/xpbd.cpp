@@ -407,47 +407,10 @@ SolverStats Solver::run() {
   const auto t0 = Clock::now();
   SolverStats st;
   gs_ = o_.gauss_seidel;
-  if (!o_.warm_start) {
-    std::fill(p_.contact_impulse.begin(), p_.contact_impulse.end(), Vec3::Zero());
-    std::fill(p_.element_impulse.begin(), p_.element_impulse.end(), Vec6::Zero());
-    std::fill(p_.attachment_impulse.begin(), p_.attachment_impulse.end(), Vec3::Zero());
-  }
-  // Warm start: the positions and velocities are those of the warm-start impulses, applied once
-  // (a dual iterate P_0 with its primal q(P_0)), so the iteration continues from last step's forces.
-  {
-    const bool gs = gs_;
-    gs_ = true;
-    for (std::size_t k = 0; k < p_.contacts.size(); ++k) {
-      const PbdContact& c = p_.contacts[k];
-      Vec3 t, s;
-      tangent_basis(c.normal, t, s);
-      const Vec3& P = p_.contact_impulse[k];
-      const Vec3 J = P[0] * c.normal + P[1] * t + P[2] * s;
-      Slot* none = nullptr;
-      push(c.a, -J, none);
-      push(c.b, J, none);
-    }
-    for (std::size_t k = 0; k < p_.attachments.size(); ++k) {
-      PbdSide particle;
-      particle.particle[0] = p_.attachments[k].particle;
-      particle.weight = Vec3(1.0, 0.0, 0.0);
-      Slot* none = nullptr;
-      push(particle, p_.attachment_impulse[k], none);
-      push(p_.attachments[k].target, -p_.attachment_impulse[k], none);
-    }
-    for (std::size_t k = 0; k < p_.elements.size(); ++k) {
-      const PbdElement& e = p_.elements[k];
-      const PbdMaterial& m = p_.materials[std::size_t(e.material)];
-      if (p_.element_impulse[k].isZero()) continue;
-      const std::array<Vec3, 4> x{p_.px[std::size_t(e.particle[0])], p_.px[std::size_t(e.particle[1])],
-                                  p_.px[std::size_t(e.particle[2])], p_.px[std::size_t(e.particle[3])]};
-      element_constraint(m.model, m.lame, x, e.Dm_inv, e.volume, ec_);
-      const Vec12 f = ec_.J.topRows(ec_.rows).transpose() * p_.element_impulse[k].head(ec_.rows);
-      Slot* none = nullptr;
-      for (int i = 0; i < 4; ++i) push_particle(e.particle[std::size_t(i)], f.segment<3>(3 * i), none);
-    }
-    gs_ = gs;
-  }
+  // every step starts from zero impulses (no warm start at position level: solvers/README.md)
+  std::fill(p_.contact_impulse.begin(), p_.contact_impulse.end(), Vec3::Zero());
+  std::fill(p_.element_impulse.begin(), p_.element_impulse.end(), Vec6::Zero());
+  std::fill(p_.attachment_impulse.begin(), p_.attachment_impulse.end(), Vec3::Zero());
   prev_contact_ = p_.contact_impulse;
   prev_element_ = p_.element_impulse;
   prev_attach_ = p_.attachment_impulse;

@@ -19,7 +19,6 @@ SolverOptions options(bool gauss_seidel, int iterations = 50) {
   o.abs_tol = 1e-12;
   o.rel_tol = 0.0;
   o.gauss_seidel = gauss_seidel;
-  o.warm_start = false;
   return o;
 }
 

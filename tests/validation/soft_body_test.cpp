@@ -111,7 +111,7 @@ TEST(Cantilever, FemTipDeflectionConvergesToEulerBernoulli) {
 }
 
 // Part 2: xpbd-jacobi reaches that static solution. Quasi-static steps from rest (velocities
-// reset every step, no warm start) with the corotational model, Gauss-Seidel: the settled tip
+// reset every step) with the corotational model, Gauss-Seidel: the settled tip
 // matches the direct FEM solve of the same mesh. A small step keeps each step's iteration
 // converged (XPBD is softer than its material when it is not: at dt = 0.01 and 50 iterations
 // this beam sags 7x too far).
@@ -133,7 +133,6 @@ TEST(Cantilever, XpbdSettlesAtTheStaticFemDeflection) {
   o.gauss_seidel = true;
   o.max_iterations = 200;
   o.abs_tol = o.rel_tol = 0.0;
-  o.warm_start = false;
   for (int step = 0; step < 300; ++step) {
     p.pv.assign(p.px.size(), Vec3::Zero());
     for (std::size_t i = 0; i < p.px.size(); ++i)
@@ -173,7 +172,6 @@ TEST(Stretch, NeoHookeanKeepsVolumeWhereLinearModelsLoseIt) {
     o.gauss_seidel = true;
     o.max_iterations = 30;
     o.abs_tol = o.rel_tol = 0.0;
-    o.warm_start = false;
     // the ends are pulled apart over 100 steps (a loading path: one Newton-like jump to 1.5x
     // overshoots for the stiffening Neo-Hookean), then held while the bar settles
     for (int step = 1; step <= 250; ++step) {

@@ -9,8 +9,8 @@
 //
 // On entry x, q, v, w, px, pv hold the unconstrained prediction q~ = q^l + h v~, v~ (eq. 8);
 // on exit they hold q^{l+1}, v^{l+1}. Multipliers are impulses h*gamma (unit: N s), so that they
-// compare with the velocity-level solvers' impulses; `*_impulse` holds the warm start on entry
-// and the result on exit.
+// compare with the velocity-level solvers' impulses; `*_impulse` holds them on exit (every solve
+// starts from zero: no warm start at position level, solvers/README.md).
 #pragma once
 #include <coulomb/materials.h>
 #include <coulomb/math.h>
@@ -86,7 +86,7 @@ struct PositionProblem {
   std::vector<PbdMaterial> materials;
   std::vector<PbdAttachment> attachments;
 
-  // multipliers as impulses (unit: N s): warm start in, result out
+  // multipliers as impulses (unit: N s), the result
   std::vector<Vec3> contact_impulse;                     // (normal, t, s) in tangent_basis(normal)
   std::vector<Vec6> element_impulse;     // the element's rows (unused rows 0)
   std::vector<Vec3> attachment_impulse;
