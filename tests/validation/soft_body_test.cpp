@@ -293,3 +293,39 @@ TEST(SoftStack, StandsOnTheGround) {
   EXPECT_LT(w.last_stats().kinetic_energy, 1e-2);
   for (int i = 0; i < w.soft_body_count(); ++i) EXPECT_GT(soft_min_tet_volume(w.soft_body(i)), 0.0);
 }
+
+// Soft-soft contact (vertex against triangle through the soft bodies' trees): a soft cube resting
+// on another soft cube on the ground; the upper one stays on top, neither inverts.
+TEST(SoftOnSoft, CubeRestsOnCube) {
+  nlohmann::json scene = {
+      {"format", "coulomb-scene/1"},
+      {"time", {{"dt", 0.005}, {"duration", 1.0}}},
+      {"solver", {{"type", "xpbd-jacobi"}, {"max_iterations", 30}}},
+      {"materials", {{"default", {{"density", 1000}, {"friction", 0.5}}},
+                     {"gel", {{"density", 500}, {"young", 3e5}, {"poisson", 0.3}, {"model", "corotational"}, {"damping", 0.005}}}}},
+      {"shapes", {{"ground", {{"type", "plane"}, {"normal", {0, 0, 1}}}}}},
+      {"bodies", {{{"name", "ground"}, {"shape", "ground"}, {"fixed", true}}}},
+      {"soft_bodies", {{{"name", "lower"}, {"material", "gel"}, {"position", {0, 0, 0.1005}},
+                        {"mesh", {{"type", "box"}, {"half_extents", {0.1, 0.1, 0.1}}, {"resolution", {3, 3, 3}}}}},
+                       {{"name", "upper"}, {"material", "gel"}, {"position", {0.02, 0, 0.302}},
+                        {"mesh", {{"type", "box"}, {"half_extents", {0.1, 0.1, 0.1}}, {"resolution", {3, 3, 3}}}}}}}};
+  World w(parse_scene(scene, "."));
+  int soft_contacts = 0;
+  while (w.step_count() < w.total_steps()) {
+    ASSERT_TRUE(w.step().ok());
+    soft_contacts = std::max(soft_contacts, w.last_stats().soft_contacts);
+  }
+  const SoftBody& lower = w.soft_body(0);
+  const SoftBody& upper = w.soft_body(1);
+  double lower_top = -1.0, upper_bottom = 1.0;
+  for (const Vec3& x : lower.x) lower_top = std::max(lower_top, x.z());
+  for (const Vec3& x : upper.x) upper_bottom = std::min(upper_bottom, x.z());
+  std::printf("soft on soft: upper bottom %.4f m, lower top %.4f m, centroids %.4f / %.4f m\n", upper_bottom, lower_top,
+              soft_centroid(lower).z(), soft_centroid(upper).z());
+  EXPECT_GT(soft_contacts, 0);
+  EXPECT_GT(upper_bottom, lower_top - 0.005);  // resting on it, not sunk into it
+  EXPECT_NEAR(soft_centroid(upper).z(), 0.3, 0.02);
+  EXPECT_LT(w.last_stats().kinetic_energy, 1e-2);
+  EXPECT_GT(soft_min_tet_volume(lower), 0.0);
+  EXPECT_GT(soft_min_tet_volume(upper), 0.0);
+}
