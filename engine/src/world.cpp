@@ -140,8 +140,8 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     Lame lame = lame_from_young(mat.young, mat.poisson);
     if (model == MaterialModel::NeoHookean) lame = stable_neo_hookean_lame(lame);
     if (!constraint_form_supported(model, lame))
-      throw InputError(ptr + "/material", "material '" + mat.name + "': the " + mat.model +
-                                              " model needs a Poisson ratio > 0 in this solver");
+      throw InputError(ptr + "/material", "material '" + mat.name + "': young and poisson give no valid " + mat.model +
+                                              " material");
     try {
       soft_.push_back(make_soft_body(d.name, d.material, model, lame, mat.damping, std::move(d.mesh), mat.density,
                                      d.velocity, d.pinned));
@@ -282,6 +282,7 @@ StepResult World::check_state() const {
     if (model_.fixed[k]) continue;
     const bool finite = state_.x[k].allFinite() && state_.v[k].allFinite() && state_.w[k].allFinite() &&
                         state_.q[k].coeffs().allFinite();
+    if (finite && !(state_.v[k].norm() > settings_.max_speed)) continue;
     const std::string where = "step " + std::to_string(step_) + ": body '" + model_.name[k] + "'";
     if (!finite) return {StepResult::Status::InvalidState, i, where + " has a NaN or infinite state"};
     if (state_.v[k].norm() > settings_.max_speed)
@@ -292,13 +293,13 @@ StepResult World::check_state() const {
   for (const SoftBody& b : soft_)
     for (int i = 0; i < b.vertex_count(); ++i) {
       const auto k = std::size_t(i);
+      const bool finite = b.x[k].allFinite() && b.v[k].allFinite();
+      if (finite && !(b.v[k].norm() > settings_.max_speed)) continue;
       const std::string where = "step " + std::to_string(step_) + ": soft body '" + b.name + "' vertex " + std::to_string(i);
-      if (!b.x[k].allFinite() || !b.v[k].allFinite())
-        return {StepResult::Status::InvalidState, -1, where + " has a NaN or infinite state"};
-      if (b.v[k].norm() > settings_.max_speed)
-        return {StepResult::Status::InvalidState, -1,
-                where + " moves at " + std::to_string(b.v[k].norm()) + " m/s, above the limit of " +
-                    std::to_string(settings_.max_speed) + " m/s"};
+      if (!finite) return {StepResult::Status::InvalidState, -1, where + " has a NaN or infinite state"};
+      return {StepResult::Status::InvalidState, -1,
+              where + " moves at " + std::to_string(b.v[k].norm()) + " m/s, above the limit of " +
+                  std::to_string(settings_.max_speed) + " m/s"};
     }
   return {};
 }

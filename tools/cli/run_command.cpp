@@ -86,8 +86,14 @@ int validate(const RunArgs& a) {
     const std::string solver = scene.solver;
     const std::size_t shapes = scene.shapes.shapes.size();
     World world(std::move(scene));  // also checks mass properties
-    std::printf("%s: ok (%d bodies, %zu shapes, solver %s, %d steps of %g s)\n", a.scene.c_str(), world.body_count(),
-                shapes, solver.c_str(), world.total_steps(), world.dt());
+    int vertices = 0, tets = 0;
+    for (int i = 0; i < world.soft_body_count(); ++i) {
+      vertices += world.soft_body(i).vertex_count();
+      tets += int(world.soft_body(i).mesh.tets.size());
+    }
+    std::printf("%s: ok (%d bodies, %d soft bodies with %d vertices and %d tets, %zu shapes, solver %s, %d steps of %g s)\n",
+                a.scene.c_str(), world.body_count(), world.soft_body_count(), vertices, tets, shapes, solver.c_str(),
+                world.total_steps(), world.dt());
     return 0;
   });
 }

@@ -68,7 +68,8 @@ bool constraint_form_supported(MaterialModel model, const Lame& lame);
 //  All three: compliance = strain_compliance(lame), and 1/2 c^T C c = V0 Psi(F).
 //  NeoHookean: 3 rows in the compliance form of seed 003 eq. 79-84 and App. B: s = the signed
 //          principal stretches of F, c = (V0 H)^-1 V0 dPsi/ds, compliance = (V0 H)^-1 with
-//          H = d2Psi/ds2 projected to be positive definite (eigenvalues at least mu), J = ds/dx.
+//          H = d2Psi/ds2 projected to be positive definite (absolute eigenvalues, at least mu),
+//          J = ds/dx.
 //          Then -J^T C c = -V0 J^T dPsi/ds is the exact elastic force, c = 0 at rest, and
 //          1/2 c^T C c is the local quadratic model of V0 Psi.
 void element_constraint(MaterialModel model, const Lame& lame, const std::array<Vec3, 4>& x,
