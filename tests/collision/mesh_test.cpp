@@ -5,6 +5,8 @@
 #include <coulomb/mesh_generators.h>
 #include <coulomb/narrowphase.h>
 
+#include "shape_fixtures.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,30 +18,10 @@ namespace {
 
 constexpr double kEnv = 0.02;
 
-Shape mesh_shape(const Surface& s, int k = 18) {
-  Shape m;
-  m.type = ShapeType::Mesh;
-  m.mesh = make_tri_mesh(s.vertices, s.triangles, k);
-  return m;
-}
-Shape sphere(double r) {
-  Shape s;
-  s.type = ShapeType::Sphere;
-  s.radius = r;
-  return s;
-}
-Shape box(const Vec3& h) {
-  Shape s;
-  s.type = ShapeType::Box;
-  s.half_extents = h;
-  s.hull = box_hull(h);
-  return s;
-}
-Shape ground_plane() {
-  Shape s;
-  s.type = ShapeType::Plane;
-  return s;
-}
+using fixtures::box;
+using fixtures::mesh_shape;
+using fixtures::sphere;
+Shape ground_plane() { return fixtures::plane(); }
 // a flat square floor of n x n cells (2 n^2 triangles) in z = 0, facing +z, open
 Surface floor_surface(int n, double size) {
   Surface s;

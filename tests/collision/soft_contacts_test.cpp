@@ -6,6 +6,7 @@
 #include <coulomb/soft_contacts.h>
 #include <coulomb/tet_mesh.h>
 
+#include "shape_fixtures.h"
 #include <gtest/gtest.h>
 #include <tbb/task_arena.h>
 
@@ -78,40 +79,11 @@ struct Scene {
   }
 };
 
-Shape sphere(double r) {
-  Shape s;
-  s.type = ShapeType::Sphere;
-  s.radius = r;
-  return s;
-}
-Shape box(const Vec3& h) {
-  Shape s;
-  s.type = ShapeType::Box;
-  s.half_extents = h;
-  s.hull = box_hull(h);
-  return s;
-}
-Shape capsule(double r, double hh) {
-  Shape s;
-  s.type = ShapeType::Capsule;
-  s.radius = r;
-  s.half_height = hh;
-  return s;
-}
-Shape plane(const Vec3& n, double offset) {
-  Shape s;
-  s.type = ShapeType::Plane;
-  s.normal = n;
-  s.offset = offset;
-  return s;
-}
-Shape mesh_box(const Vec3& h) {
-  Surface surf = box_surface(h);
-  Shape s;
-  s.type = ShapeType::Mesh;
-  s.mesh = make_tri_mesh(surf.vertices, surf.triangles);
-  return s;
-}
+using fixtures::box;
+using fixtures::capsule;
+using fixtures::plane;
+using fixtures::sphere;
+Shape mesh_box(const Vec3& h) { return fixtures::mesh_shape(box_surface(h)); }
 Shape convex_box(const Vec3& h) {
   Shape s;
   s.type = ShapeType::Convex;

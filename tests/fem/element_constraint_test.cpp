@@ -3,6 +3,7 @@
 // V0 Psi(F), the constraint force -J^T C c against the direct elastic force, and that force
 // against finite differences of V0 Psi(F(x)).
 #include <coulomb/element_constraint.h>
+#include "model_param.h"
 #include <gtest/gtest.h>
 
 #include <Eigen/Eigenvalues>
@@ -212,15 +213,7 @@ TEST_P(ElementModels, ForcesHaveNoNetForceAndRotationInvariantOnesNoNetTorque) {
     EXPECT_LT(torque.norm(), 1e-12 * f.norm());
 }
 
-INSTANTIATE_TEST_SUITE_P(AllModels, ElementModels,
-                         ::testing::Values(MaterialModel::Linear, MaterialModel::Corotational,
-                                           MaterialModel::StVK, MaterialModel::NeoHookean),
-                         [](const auto& info) {
-                           std::string n = material_model_name(info.param);
-                           for (char& ch : n)
-                             if (ch == '-') ch = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllModels, ElementModels, all_material_models(), material_test_name);
 
 TEST(ElementConstraint, CorotationalRotationDerivativeIsForceFree) {
   // the J of element_constraint drops dR/dx; the full derivative of c (by FD) gives the same

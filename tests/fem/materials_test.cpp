@@ -1,6 +1,7 @@
 // Hyperelastic materials: stresses against finite differences of the energy, rest and rotation
 // invariance, the small-strain limit, and the Lame conversion (closed-form values).
 #include <coulomb/materials.h>
+#include "model_param.h"
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -101,15 +102,7 @@ TEST_P(MaterialModels, SmallStrainMatchesLinearElasticity) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllModels, MaterialModels,
-                         ::testing::Values(MaterialModel::Linear, MaterialModel::Corotational,
-                                           MaterialModel::StVK, MaterialModel::NeoHookean),
-                         [](const auto& info) {
-                           std::string n = material_model_name(info.param);
-                           for (char& ch : n)
-                             if (ch == '-') ch = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllModels, MaterialModels, all_material_models(), material_test_name);
 
 TEST(Materials, InvertedElementsHaveFiniteConsistentStress) {
   // stable Neo-Hookean and the reflection-fixed corotational model stay smooth through J < 0
