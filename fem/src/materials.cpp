@@ -3,6 +3,7 @@
 // every gradient against central finite differences of the value.
 #include <coulomb/materials.h>
 
+#include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
 
 #include <cmath>
@@ -62,6 +63,19 @@ void signed_svd(const Mat3& F, Mat3& U, Vec3& s, Mat3& V) {
 }
 
 Mat3 polar_rotation(const Mat3& F) {
+  // fast path for the common, well-conditioned case: S = sqrt(F^T F) from the closed-form 3x3
+  // eigen-decomposition, R = F S^-1 (about 3x cheaper than the SVD; the solver calls this once per
+  // corotational element per iteration)
+  if (F.determinant() > 0.0) {
+    Eigen::SelfAdjointEigenSolver<Mat3> eig;
+    eig.computeDirect(F.transpose() * F);
+    const Vec3 l = eig.eigenvalues();  // increasing
+    if (l[0] > 1e-6 * l[2]) {
+      const Mat3& Q = eig.eigenvectors();
+      const Mat3 S_inv = Q * l.cwiseSqrt().cwiseInverse().asDiagonal() * Q.transpose();
+      return F * S_inv;
+    }
+  }
   Mat3 U, V;
   Vec3 s;
   signed_svd(F, U, s, V);

@@ -46,8 +46,6 @@ void PositionProblem::size_impulses() {
 
 namespace {
 
-using MatN = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;  // no heap: at most 6 rows
-using VecN = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
 
 // Momentum only where it goes along the block's own gradient step: a block whose step turned
 // against its momentum (an overshoot, or a block already solved) drops it, a per-block form of
@@ -159,6 +157,21 @@ class Solver {
   double update(int k, double omega, double beta, Slot* slots);
   double update_contact(int k, double omega, double beta, Slot* slots);
   double update_element(int k, double omega, double beta, Slot* slots);
+  // the block update of an element's R rows (eq. 20-21, algorithm 3): the gradient step and the
+  // change with gated momentum, both with zero rows past R
+  template <int R>
+  void element_step(const ElementConstraint& ec, const Vec12& im, const Vec12& v, double rho, double omega,
+                    const Vec6& P, const Vec6& momentum, Vec6& step, Vec6& dP) const {
+    using MatR = Eigen::Matrix<double, R, R>;
+    using VecR = Eigen::Matrix<double, R, 1>;
+    const auto J = ec.J.template topRows<R>();
+    const MatR Cinv = ec.compliance.template topLeftCorner<R, R>();
+    const MatR N = (h_ + rho) * (J * im.asDiagonal() * J.transpose()) + Cinv / h_;
+    const VecR r = ec.c.template head<R>() + rho * (J * v) + Cinv * P.template head<R>() / h_;
+    const VecR s = -omega * N.ldlt().solve(r);
+    step.template head<R>() = s;
+    dP.template head<R>() = s + gated(s, VecR(momentum.template head<R>()));
+  }
   double update_attachment(int k, double omega, double beta, Slot* slots);
   // adds the effect of impulse J at side s into the slots of s (Jacobi) or the DOFs (Gauss-Seidel)
   void push(const PbdSide& s, const Vec3& J, Slot*& slots);
@@ -340,25 +353,24 @@ double Solver::update_element(int k, double omega, double beta, Slot* slots) {
                               p_.px[std::size_t(e.particle[2])], p_.px[std::size_t(e.particle[3])]};
   element_constraint(m.model, m.lame, x, e.Dm_inv, e.volume, ec);
   const int rows = ec.rows;
+  if (rows == 0) return 0.0;  // no constraint form (the World rejects such materials at load)
   Vec12 im, v;
   for (int i = 0; i < 4; ++i) {
     im.segment<3>(3 * i).setConstant(p_.p_inv_mass[std::size_t(e.particle[std::size_t(i)])]);
     v.segment<3>(3 * i) = p_.pv[std::size_t(e.particle[std::size_t(i)])];
   }
-  const auto J = ec.J.topRows(rows);
-  const MatN A = J * im.asDiagonal() * J.transpose();
-  const auto Cinv = ec.compliance.topLeftCorner(rows, rows);
   Vec6& P6 = p_.element_impulse[std::size_t(k)];
-  const auto P = P6.head(rows);
-  const MatN N = (h_ + m.damping) * A + Cinv / h_;
-  const VecN r = ec.c.head(rows) + m.damping * (J * v) + Cinv * P / h_;
-  const VecN step = -omega * N.ldlt().solve(r);
-  VecN dP = step;
-  if (beta != 0.0) dP += gated(step, VecN(beta * (P - prev_element_[std::size_t(k)].head(rows))));
+  Vec6 step = Vec6::Zero(), dP = Vec6::Zero();
+  const Vec6 momentum = beta * (P6 - prev_element_[std::size_t(k)]);
+  // fixed-size blocks: 6 rows (strain forms) or 3 (Neo-Hookean)
+  if (rows == 6)
+    element_step<6>(ec, im, v, m.damping, omega, P6, momentum, step, dP);
+  else
+    element_step<3>(ec, im, v, m.damping, omega, P6, momentum, step, dP);
   if (!dP.allFinite()) return 0.0;
   progress_[std::size_t(nc() + k)] = step.dot(dP);
-  P6.head(rows) += dP;
-  const Vec12 f = J.transpose() * dP;
+  P6 += dP;
+  const Vec12 f = ec.J.transpose() * dP;
   for (int i = 0; i < 4; ++i) push_particle(e.particle[std::size_t(i)], f.segment<3>(3 * i), slots);
   return dP.cwiseAbs().maxCoeff();
 }

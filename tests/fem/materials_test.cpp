@@ -176,3 +176,31 @@ TEST(Materials, ParsesSceneNames) {
                           MaterialModel::NeoHookean})
     EXPECT_EQ(parse_material_model(material_model_name(m)), m);
 }
+
+namespace coulomb {
+namespace {
+
+// polar_rotation's closed-form fast path (eigen-decomposition of F^T F) against the SVD:
+// rotations of strains from 1e-3 to 0.5, and the SVD fallback for inverted F
+TEST(Materials, PolarRotationFastPathMatchesTheSvd) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  double worst = 0.0;
+  for (int t = 0; t < 3000; ++t) {
+    const double scale = t % 3 == 0 ? 1e-3 : (t % 3 == 1 ? 0.1 : 0.5);
+    Mat3 A;
+    for (int i = 0; i < 9; ++i) A(i / 3, i % 3) = scale * u(rng);
+    const Mat3 F = Eigen::AngleAxisd(3.0 * u(rng), Vec3(u(rng), u(rng), u(rng)).normalized()).toRotationMatrix() *
+                   (Mat3::Identity() + A);
+    Mat3 U, V;
+    Vec3 s;
+    signed_svd(F, U, s, V);
+    const Mat3 R = polar_rotation(F);
+    worst = std::max(worst, (R - U * V.transpose()).norm());
+    EXPECT_NEAR(R.determinant(), 1.0, 1e-12);
+  }
+  EXPECT_LT(worst, 1e-10);
+}
+
+}  // namespace
+}  // namespace coulomb
