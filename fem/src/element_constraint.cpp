@@ -101,6 +101,18 @@ void neo_hookean_stretch_derivatives(const Lame& lame, const Vec3& s, Vec3& g, M
       if (i != j) H(i, j) += lame.lambda * (J - alpha) * s[3 - i - j];
 }
 
+namespace {
+// The 6-row strain forms: c = sqrt(V0) vec6(strain), J = sqrt(V0) Lambda A^T (App. A eq. 39 with
+// A = F, I or the frozen R), compliance = the strain compliance of the Lame pair.
+void strain_form(double sqrt_v, const Mat3& strain, const Mat3& A, const Mat3& Dm_inv, const Lame& lame,
+                 ElementConstraint& out) {
+  out.rows = 6;
+  out.c = sqrt_v * strain_vec6(strain);
+  out.J = sqrt_v * strain_jacobian(Dm_inv, A);
+  out.compliance = strain_compliance(lame);
+}
+}  // namespace
+
 void element_constraint(MaterialModel model, const Lame& lame, const std::array<Vec3, 4>& x,
                         const Mat3& Dm_inv, double rest_volume, ElementConstraint& out) {
   out = ElementConstraint{};
@@ -109,31 +121,15 @@ void element_constraint(MaterialModel model, const Lame& lame, const std::array<
   const Mat3 I = Mat3::Identity();
   const double sqrt_v = std::sqrt(rest_volume);
   switch (model) {
-    case MaterialModel::StVK: {
-      // seed 002 eq. 34 with the rest volume; App. A eq. 39 without its grad V term
-      out.rows = 6;
-      out.c = sqrt_v * strain_vec6(0.5 * (F.transpose() * F - I));
-      out.J = sqrt_v * strain_jacobian(Dm_inv, F);
-      out.compliance = strain_compliance(lame);
-      return;
-    }
-    case MaterialModel::Linear: {
-      // seed 003 eq. 85: constant J and compliance
-      out.rows = 6;
-      out.c = sqrt_v * strain_vec6(0.5 * (F + F.transpose()) - I);
-      out.J = sqrt_v * strain_jacobian(Dm_inv, I);
-      out.compliance = strain_compliance(lame);
-      return;
-    }
+    case MaterialModel::StVK:  // seed 002 eq. 34 with the rest volume; App. A eq. 39 without its grad V term
+      return strain_form(sqrt_v, 0.5 * (F.transpose() * F - I), F, Dm_inv, lame, out);
+    case MaterialModel::Linear:  // seed 003 eq. 85: constant J and compliance
+      return strain_form(sqrt_v, 0.5 * (F + F.transpose()) - I, I, Dm_inv, lame, out);
     case MaterialModel::Corotational: {
       // R^T F = S is symmetric already; sym() only removes round-off. R is held fixed in J.
       const Mat3 R = polar_rotation(F);
       const Mat3 G = R.transpose() * F;
-      out.rows = 6;
-      out.c = sqrt_v * strain_vec6(0.5 * (G + G.transpose()) - I);
-      out.J = sqrt_v * strain_jacobian(Dm_inv, R);
-      out.compliance = strain_compliance(lame);
-      return;
+      return strain_form(sqrt_v, 0.5 * (G + G.transpose()) - I, R, Dm_inv, lame, out);
     }
     case MaterialModel::NeoHookean: {
       // The compliance form of seed 003 eq. 79-84 and App. B: s = the principal stretches

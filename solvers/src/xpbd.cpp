@@ -190,8 +190,8 @@ class Solver {
   std::vector<double> scale_;                      // per constraint: weighted incidence of its DOFs
   std::vector<Slot> slots_;
   std::vector<double> progress_;  // per constraint: gradient step . actual change (restart test)
-  std::vector<Vec3> prev_contact_, prev_attach_;
-  std::vector<Vec6> prev_element_;
+  std::vector<Vec3> prev_contact_, prev_attach_, cur_contact_, cur_attach_;  // P_{k-1}, P_k (Jacobi)
+  std::vector<Vec6> prev_element_, cur_element_;
   ElementConstraint ec_;  // scratch for Gauss-Seidel (Jacobi threads use their own)
 };
 
@@ -443,18 +443,19 @@ SolverStats Solver::run() {
     if (gs_) {
       for (int k = 0; k < n; ++k) max_change = std::max(max_change, update(k, o_.omega, 0.0, nullptr));
     } else {
-      // keep P_{k-1} for the momentum term: each block swaps its own entries, so this is safe in parallel
-      std::vector<Vec3> pc = p_.contact_impulse, pa = p_.attachment_impulse;
-      std::vector<Vec6> pe = p_.element_impulse;
+      // keep P_k: after the sweep it becomes P_{k-1} of the momentum term (buffers reused)
+      cur_contact_.assign(p_.contact_impulse.begin(), p_.contact_impulse.end());
+      cur_element_.assign(p_.element_impulse.begin(), p_.element_impulse.end());
+      cur_attach_.assign(p_.attachment_impulse.begin(), p_.attachment_impulse.end());
       tbb::parallel_for(tbb::blocked_range<int>(0, n, 64), [&](const tbb::blocked_range<int>& range) {
         for (int k = range.begin(); k < range.end(); ++k) {
           Slot* slots = slots_.data() + slot_start_[std::size_t(k)];
           change[std::size_t(k)] = update(k, o_.omega / scale_[std::size_t(k)], beta, slots);
         }
       });
-      prev_contact_.swap(pc);
-      prev_element_.swap(pe);
-      prev_attach_.swap(pa);
+      prev_contact_.swap(cur_contact_);
+      prev_element_.swap(cur_element_);
+      prev_attach_.swap(cur_attach_);
       // gather per DOF in slot order (deterministic), then move the DOFs
       const int owners = np_ + p_.num_rigid();
       tbb::parallel_for(tbb::blocked_range<int>(0, owners, 256), [&](const tbb::blocked_range<int>& range) {
