@@ -147,7 +147,7 @@ Penetration polytope_sat(const WorldPolytope& a, const WorldPolytope& b, double 
 
 double half_diagonal(const ShapeLibrary& lib, const Placed& p) {
   if (p.shape.type == ShapeType::Mesh) return 0.5 * (p.shape.mesh->hi - p.shape.mesh->lo).norm();
-  const Aabb box = lib.aabb(p.index, Pose{}, 0.0);
+  const Aabb box = lib.aabb(p.shape, Pose{}, 0.0);
   return 0.5 * (box.hi - box.lo).norm();
 }
 

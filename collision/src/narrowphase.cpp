@@ -175,7 +175,7 @@ void plane_plane(const ShapeLibrary&, const Placed&, const Placed&, double, std:
 
 void convex_convex(const ShapeLibrary& lib, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
   // the size of the pair (half box diagonals) scales libccd's tolerances
-  const auto size = [&](const Placed& p) { const Aabb box = lib.aabb(p.index, p.pose, 0.0); return 0.5 * (box.hi - box.lo).norm(); };
+  const auto size = [&](const Placed& p) { const Aabb box = lib.aabb(p.shape, p.pose, 0.0); return 0.5 * (box.hi - box.lo).norm(); };
   Penetration pen;
   if (penetration(a, b, std::max(size(a) + size(b), 1e-9), env, pen)) convex_manifold(a, b, pen, env, out);
 }
@@ -229,7 +229,7 @@ void box_box(const ShapeLibrary& lib, const Placed& a, const Placed& b, double e
 void compound_any(const ShapeLibrary& lib, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
   if (b.depth >= kMaxCompoundDepth) return;  // only a cycle in bad input gets here
   const int nshapes = int(lib.shapes.size());
-  const Aabb box_a = lib.aabb(a.index, a.pose, env);
+  const Aabb box_a = lib.aabb(a.shape, a.pose, env);
   for (std::size_t k = 0; k < b.shape.children.size(); ++k) {
     const CompoundChild& c = b.shape.children[k];
     if (c.shape < 0 || c.shape >= nshapes) continue;
@@ -315,6 +315,15 @@ int collide(const ShapeLibrary& lib, int a, const Pose& pa, int b, const Pose& p
   if (a < 0 || a >= n || b < 0 || b >= n) return 0;
   const std::size_t start = out.size();
   dispatch(lib, Placed{a, lib[a], pa}, Placed{b, lib[b], pb}, envelope, out);
+  return int(out.size() - start);
+}
+
+int collide(const ShapeLibrary& lib, int a, const Pose& pa, const Shape& b, int b_id, const Pose& pb,
+            double envelope, std::vector<ContactPoint>& out) {
+  const int n = int(lib.shapes.size());
+  if (a < 0 || a >= n || b_id < n) return 0;
+  const std::size_t start = out.size();
+  dispatch(lib, Placed{a, lib[a], pa}, Placed{b_id, b, pb}, envelope, out);
   return int(out.size() - start);
 }
 

@@ -280,7 +280,11 @@ Aabb aabb_of(const ShapeLibrary& lib, const Shape& s, const Pose& pose, int dept
 }  // namespace
 
 Aabb ShapeLibrary::aabb(int shape, const Pose& pose, double margin) const {
-  Aabb box = aabb_of(*this, (*this)[shape], pose, 0);
+  return aabb((*this)[shape], pose, margin);
+}
+
+Aabb ShapeLibrary::aabb(const Shape& shape, const Pose& pose, double margin) const {
+  Aabb box = aabb_of(*this, shape, pose, 0);
   box.lo.array() -= margin;
   box.hi.array() += margin;
   return box;

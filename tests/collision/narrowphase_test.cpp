@@ -439,6 +439,44 @@ TEST(Narrowphase, SymmetricCallsFlipNormalsForEveryPairType) {
     }
 }
 
+// A shape outside the library (a soft vertex's ball) collides exactly as the same shape added
+// to a copy of the library at index `b_id`, against every shape type and a compound.
+TEST(Narrowphase, ShapeOutsideTheLibraryMatchesItsLibraryCopy) {
+  ShapeLibrary lib;
+  std::vector<int> ids = {lib.add(sphere(0.3)), lib.add(box(Vec3(0.3, 0.25, 0.2))), lib.add(capsule(0.2, 0.3)),
+                          lib.add(cylinder(0.25, 0.3)), lib.add(convex(box_hull(Vec3(0.2, 0.3, 0.25)).vertices)),
+                          lib.add(plane(Vec3(0.0, 0.6, 0.8), 0.1))};
+  Shape compound;
+  compound.type = ShapeType::Compound;
+  compound.children = {{ids[1], at(Vec3(0.1, 0, 0))}, {ids[0], at(Vec3(-0.2, 0.1, 0))}};
+  ids.push_back(lib.add(compound));
+  const Shape ball = sphere(0.05);
+  ShapeLibrary with_ball = lib;
+  const int b_id = with_ball.add(ball);
+  std::mt19937 rng(5);
+  std::normal_distribution<double> g;
+  std::size_t touching = 0;
+  for (int a : ids)
+    for (int trial = 0; trial < 20; ++trial) {
+      const Pose pa = at(Vec3::Zero(), Quat(g(rng), g(rng), g(rng), g(rng)).normalized());
+      const Pose pb = at(0.2 * Vec3(g(rng), g(rng), g(rng)));
+      std::vector<ContactPoint> outside, copy;
+      collide(lib, a, pa, ball, b_id, pb, 0.05, outside);
+      collide(with_ball, a, pa, b_id, pb, 0.05, copy);
+      ASSERT_EQ(outside.size(), copy.size()) << a;
+      touching += copy.empty() ? 0 : 1;
+      for (std::size_t i = 0; i < copy.size(); ++i) {
+        EXPECT_EQ(outside[i].point, copy[i].point);
+        EXPECT_EQ(outside[i].normal, copy[i].normal);
+        EXPECT_EQ(outside[i].depth, copy[i].depth);
+        EXPECT_EQ(outside[i].feature_a, copy[i].feature_a);
+      }
+    }
+  EXPECT_GT(touching, 40u);
+  std::vector<ContactPoint> none;
+  EXPECT_EQ(collide(lib, ids[0], Pose{}, ball, 0, Pose{}, 0.05, none), 0);  // b_id must not name a library shape
+}
+
 // Oracle for polytopes: the minimum translation distance of two overlapping convex polytopes is
 // the smallest overlap over the separating-axis candidates (face normals and edge-edge cross
 // products), Gottschalk et al., "OBBTree", SIGGRAPH 1996, generalised.

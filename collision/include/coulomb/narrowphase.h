@@ -24,6 +24,11 @@ struct ContactPoint {
 // Returns the number of points appended.
 int collide(const ShapeLibrary& lib, int a, const Pose& pa, int b, const Pose& pb, double envelope,
             std::vector<ContactPoint>& out);
+// The same with a shape `b` that is not in the library (a soft vertex's ball, without copying
+// the library to add it). `b_id` (>= the library's size) stands for its index: the order of two
+// shapes of one type. `b`'s compound children, if any, are library shapes.
+int collide(const ShapeLibrary& lib, int a, const Pose& pa, const Shape& b, int b_id, const Pose& pb,
+            double envelope, std::vector<ContactPoint>& out);
 
 // Reduces a set of points sharing one normal to at most `max_points` well-spread ones: the
 // deepest first, then the points that maximise the spanned area. Keeps the input order stable.

@@ -67,6 +67,8 @@ struct ShapeLibrary {
   int add(Shape s) { shapes.push_back(std::move(s)); return int(shapes.size()) - 1; }
   const Shape& operator[](int i) const { return shapes[std::size_t(i)]; }
   Aabb aabb(int shape, const Pose& pose, double margin) const;
+  // the same for a shape that need not be in the library (its compound children must be)
+  Aabb aabb(const Shape& shape, const Pose& pose, double margin) const;
 };
 
 // Support point of a convex shape (not plane/compound) in direction d, in the shape frame.
