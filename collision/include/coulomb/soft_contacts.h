@@ -18,10 +18,12 @@
 #pragma once
 #include <coulomb/detect.h>
 #include <coulomb/math.h>
+#include <coulomb/mesh.h>
 
 #include <array>
 #include <cstdint>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace coulomb {
@@ -78,14 +80,51 @@ struct SoftDetectInput {
   // extent of that soft body's bounding box. A deeper point is a body passing through, not a contact.
   double max_depth = -1.0;
   int k = 18;  // kDOP of the soft bodies' trees (18 or 26)
+  // Test oracle: every (rigid, soft) and (soft, soft) body pair, no broadphase. Same contacts.
+  bool all_pairs = false;
 };
 
 struct SoftDetectStats {
   int rigid_vertex = 0, rigid_triangle = 0, vertex_triangle = 0;  // contacts of each kind
+  int pairs = 0;  // candidate (rigid, soft) and (soft, soft) body pairs from the broadphase
 };
 
-// Appends every soft contact to `out`, the appended range sorted with soft_contact_less
-// (deterministic; the detection is sequential, so independent of the thread count).
+// One soft body's detection geometry at the positions of the last call. Kept between calls in a
+// SoftDetectCache: the tree is built once for the body's topology and then refit (node bounds
+// recomputed bottom up over the fixed tree) to the moved vertices at each call.
+struct SoftGeometry {
+  std::vector<std::array<int, 3>> faces;  // the topology `bvh` was built for
+  int k = 0;                              // and its kDOP (0: no tree yet)
+  KdopBvh bvh;                            // over `faces`, bounds at the current positions
+  std::vector<Vec3> normals;              // (nf) unit outward triangle normals (zero when degenerate)
+  Aabb box;                               // of the surface vertices and the faces' vertices
+  double scale = 0.0;                     // box diagonal (unit: m), for relative tolerances
+  double bound = 0.0;                     // deepest point reported behind the surface beyond the envelope (unit: m)
+};
+
+// What detect_soft_contacts keeps between calls, owned by the caller (the World holds one): the
+// soft bodies' trees and reused scratch. It never changes the result: a fresh cache gives the
+// same contacts, because a refit tree and a rebuilt one find the same triangles within a query's
+// range (every triangle's own bounds are exact in both). A body's tree is rebuilt only when its
+// faces (or k) differ from the ones it was built for.
+struct SoftDetectCache {
+  std::vector<SoftGeometry> bodies;  // (ns) by soft body index
+  long long builds = 0;              // trees built since the cache was made
+  long long refits = 0;              // trees refit since the cache was made
+  // scratch, kept to reuse allocations
+  std::vector<Aabb> rigid_box;                   // (nr) shape boxes grown by the margin
+  std::vector<Aabb> boxes;                       // broadphase boxes: rigid bodies, then soft ones
+  std::vector<std::uint8_t> is_static;
+  std::vector<int> soft_of_box;                  // soft body of each broadphase box after the rigid ones
+  std::vector<std::pair<int, int>> pairs;
+};
+
+// Appends every soft contact to `out`, the appended range sorted with soft_contact_less.
+// Candidate body pairs come from the broadphase (rigid boxes as in detect_contacts, soft boxes
+// from the current vertex bounds grown by reach, thickness and envelope); the per-kind passes run
+// in parallel in the caller's task arena; the result does not depend on the thread count.
+SoftDetectStats detect_soft_contacts(const SoftDetectInput& in, SoftDetectCache& cache, std::vector<SoftContact>& out);
+// The same with a fresh cache (every tree built for this call).
 SoftDetectStats detect_soft_contacts(const SoftDetectInput& in, std::vector<SoftContact>& out);
 
 }  // namespace coulomb
