@@ -44,7 +44,7 @@ StepResult World::run_position_stages() {
     in.soft[i] = {&b.x, &b.faces, &b.surface_vertices, dt * (vmax + scene_.gravity.norm() * dt)};
   }
   soft_contacts_.clear();
-  if (!soft_.empty()) detect_soft_contacts(in, soft_contacts_);
+  if (!soft_.empty()) detect_soft_contacts(in, soft_detect_, soft_contacts_);  // trees refit in soft_detect_
   const std::size_t nm = scene_.materials.size();
   contact_mu_.resize(contacts_.size());
   for (std::size_t k = 0; k < contacts_.size(); ++k) contact_mu_[k] = coeffs_[k].mu[0];

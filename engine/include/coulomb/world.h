@@ -17,6 +17,7 @@
 #include <coulomb/position_problem.h>
 #include <coulomb/rigid_bodies.h>
 #include <coulomb/scene.h>
+#include <coulomb/soft_contacts.h>
 
 #include <array>
 #include <memory>
@@ -163,6 +164,7 @@ class World {
   std::vector<SoftBody> soft_;
   std::vector<VertexAttachment> attachments_;
   std::vector<SoftContact> soft_contacts_;
+  SoftDetectCache soft_detect_;  // soft bodies' trees, kept and refit between steps
   std::vector<double> contact_mu_, soft_contact_mu_;
   PositionProblem pproblem_;
 
