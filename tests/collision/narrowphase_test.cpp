@@ -477,6 +477,23 @@ TEST(Narrowphase, ShapeOutsideTheLibraryMatchesItsLibraryCopy) {
   EXPECT_EQ(collide(lib, ids[0], Pose{}, ball, 0, Pose{}, 0.05, none), 0);  // b_id must not name a library shape
 }
 
+// Known bug, not fixed yet: libccd's EPA (ccdGJKPenetration, through convex_convex) does not
+// return for this 2 mm ball 2.07 cm from a rotated box-shaped hull, within the envelope (found by
+// SoftContacts.BroadphasePairsGiveTheContactsOfEveryPair with a random scene; the same before
+// and after the soft detection rework). Enable with --gtest_also_run_disabled_tests.
+TEST(Narrowphase, DISABLED_SmallBallAgainstRotatedHullTerminates) {
+  ShapeLibrary lib;
+  const int a = lib.add(convex(box_hull(Vec3(0.04, 0.06, 0.05)).vertices));
+  const int b = lib.add(sphere(0.002));
+  const Pose pa = at(Vec3(-0.43407097078062395, 0.58252680105030163, -0.16214460722638896),
+                     Quat(0.17023324202709542, 0.38844010506228466, 0.9039702036287609, -0.054523380668498114));
+  const Pose pb = at(Vec3(-0.45518670447311532, 0.50670047382260541, -0.094518801307537231));
+  std::vector<ContactPoint> out;
+  collide(lib, a, pa, b, pb, 0.023100026683171397, out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_NEAR(out[0].depth, -(0.02270689844391606 - 0.002), 1e-6);  // the corner region's distance, less the radius
+}
+
 // Oracle for polytopes: the minimum translation distance of two overlapping convex polytopes is
 // the smallest overlap over the separating-axis candidates (face normals and edge-edge cross
 // products), Gottschalk et al., "OBBTree", SIGGRAPH 1996, generalised.

@@ -1,7 +1,8 @@
 // Tests for collision/src/soft_contacts.cpp. Oracles: closed-form signed distances of a point to
 // a box, plane, ball, capsule and box-shaped mesh (the nearest face, not the nearest other one,
 // for a point inside); the projection of a box corner onto a flat soft surface; the depth of a
-// cube's corner inside another axis-aligned cube; and determinism (two calls, same output).
+// cube's corner inside another axis-aligned cube; determinism (two calls, 1 and 2 threads);
+// trees refit across calls against trees built fresh; broadphase pairs against every pair.
 #include <coulomb/mesh_generators.h>
 #include <coulomb/soft_contacts.h>
 #include <coulomb/tet_mesh.h>
@@ -63,7 +64,7 @@ struct Scene {
     s.surface.erase(std::unique(s.surface.begin(), s.surface.end()), s.surface.end());
     soft.push_back(std::move(s));
   }
-  std::vector<SoftContact> detect(double thickness = 0.0, double envelope = kEnv) const {
+  SoftDetectInput input(double thickness = 0.0, double envelope = kEnv) const {
     SoftDetectInput in;
     in.rigid.shapes = &lib;
     in.rigid.body_shape = &body_shape;
@@ -73,8 +74,11 @@ struct Scene {
     in.rigid.envelope = envelope;
     for (const Soft& s : soft) in.soft.push_back({&s.x, &s.faces, &s.surface, s.reach});
     in.thickness = thickness;
+    return in;
+  }
+  std::vector<SoftContact> detect(double thickness = 0.0, double envelope = kEnv) const {
     std::vector<SoftContact> out;
-    detect_soft_contacts(in, out);
+    detect_soft_contacts(input(thickness, envelope), out);
     return out;
   }
 };
@@ -465,7 +469,7 @@ TEST(SoftContacts, OutputIsSortedAndDeterministic) {
     EXPECT_EQ(first[i].normal, second[i].normal);
     EXPECT_EQ(first[i].depth, second[i].depth);
   }
-  // the same list with 1 and 2 threads (one buffer per soft body, concatenated in body order)
+  // the same list with 1 and 2 threads (one buffer per task, concatenated in task order, sorted)
   Scene many = s;
   many.add_soft_box(Vec3(0.1, 0.1, 0.1), {2, 2, 2}, Vec3(-0.15, 0.02, 0.01));
   many.add_soft_box(Vec3(0.1, 0.1, 0.1), {2, 2, 2}, Vec3(0.0, 0.17, -0.01));
@@ -485,6 +489,150 @@ TEST(SoftContacts, OutputIsSortedAndDeterministic) {
   EXPECT_GT(kinds[0], 0);
   EXPECT_GT(kinds[1], 0);
   EXPECT_GT(kinds[2], 0);
+}
+
+// two contact lists are the same, field by field and bit by bit
+void expect_same(const std::vector<SoftContact>& x, const std::vector<SoftContact>& y) {
+  ASSERT_EQ(x.size(), y.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const SoftContact &c = x[i], &d = y[i];
+    EXPECT_EQ(c.kind, d.kind) << i;
+    for (const auto& [p, q] : {std::pair{&c.a, &d.a}, std::pair{&c.b, &d.b}}) {
+      EXPECT_EQ(p->rigid, q->rigid) << i;
+      EXPECT_EQ(p->soft, q->soft) << i;
+      EXPECT_EQ(p->vertex, q->vertex) << i;
+      EXPECT_EQ(p->weight, q->weight) << i;
+      EXPECT_EQ(p->point, q->point) << i;
+      EXPECT_EQ(p->feature, q->feature) << i;
+    }
+    EXPECT_EQ(c.normal, d.normal) << i;
+    EXPECT_EQ(c.offset, d.offset) << i;
+    EXPECT_EQ(c.depth, d.depth) << i;
+  }
+}
+
+std::array<int, 3> count_kinds(const std::vector<SoftContact>& out) {
+  std::array<int, 3> n{0, 0, 0};
+  for (const SoftContact& c : out) ++n[std::size_t(c.kind)];
+  return n;
+}
+
+// A shear and twist about z (large enough to reorder the median splits of a fresh tree), then
+// a small random jitter.
+void deform(std::vector<Vec3>& x, const Vec3& centre, double amount, std::mt19937& rng) {
+  std::uniform_real_distribution<double> jitter(-0.004, 0.004);
+  for (Vec3& p : x) {
+    Vec3 d = p - centre;
+    const double angle = amount * d.z() * 10.0;
+    d = Eigen::AngleAxisd(angle, Vec3::UnitZ()) * d;
+    d.x() += amount * 2.0 * d.z();
+    d.y() *= 1.0 + amount;
+    p = centre + d + Vec3(jitter(rng), jitter(rng), jitter(rng));
+  }
+}
+
+// Trees kept in a SoftDetectCache are built once and refit as the vertices move; the contacts
+// must be those of trees built fresh at the moved positions, although the refit trees group
+// the triangles differently. New faces rebuild the tree.
+TEST(SoftContacts, RefitTreesGiveTheContactsOfFreshTrees) {
+  Scene s;
+  s.add_soft_box(Vec3(0.1, 0.1, 0.1), {4, 3, 3}, Vec3::Zero());
+  s.add_soft_box(Vec3(0.1, 0.1, 0.1), {3, 4, 3}, Vec3(0.17, 0.03, 0.02));
+  s.add_rigid(plane(Vec3::UnitZ(), -0.095), Pose{}, true);
+  s.add_rigid(box(Vec3(0.05, 0.05, 0.05)), at(Vec3(0.0, 0.0, 0.14), Quat(Eigen::AngleAxisd(0.3, Vec3::UnitX()))));
+  s.add_rigid(mesh_box(Vec3(0.05, 0.05, 0.05)), at(Vec3(0.15, 0.0, 0.16)));
+  s.add_rigid(capsule(0.03, 0.05), at(Vec3(-0.05, 0.12, 0.0), Quat(Eigen::AngleAxisd(1.2, Vec3::UnitY()))));
+  SoftDetectCache cache;
+  std::vector<SoftContact> kept;
+  detect_soft_contacts(s.input(0.001), cache, kept);
+  EXPECT_EQ(cache.builds, 2);
+  EXPECT_EQ(cache.refits, 0);
+  expect_same(kept, s.detect(0.001));
+
+  std::mt19937 rng(11);
+  bool reordered = false;
+  for (int step = 1; step <= 4; ++step) {
+    deform(s.soft[0].x, Vec3::Zero(), 0.05 * step, rng);
+    deform(s.soft[1].x, Vec3(0.17, 0.03, 0.02), -0.04 * step, rng);
+    kept.clear();
+    const SoftDetectStats st = detect_soft_contacts(s.input(0.001), cache, kept);
+    const auto fresh = s.detect(0.001);
+    expect_same(kept, fresh);
+    const auto n = count_kinds(kept);
+    EXPECT_EQ(st.rigid_vertex, n[0]);
+    EXPECT_EQ(st.rigid_triangle, n[1]);
+    EXPECT_EQ(st.vertex_triangle, n[2]);
+    EXPECT_GT(n[0], 0);
+    EXPECT_GT(n[1] + n[2], 0);
+    for (std::size_t i = 0; i < s.soft.size(); ++i)
+      reordered |= cache.bodies[i].bvh.order != build_bvh(s.soft[i].x, s.soft[i].faces, 18).order;
+  }
+  EXPECT_TRUE(reordered) << "the deformation should make a fresh tree differ from the refit one";
+  EXPECT_EQ(cache.builds, 2);
+  EXPECT_EQ(cache.refits, 8);
+
+  // a topology change (a face dropped) rebuilds that body's tree only
+  s.soft[1].faces.pop_back();
+  kept.clear();
+  detect_soft_contacts(s.input(0.001), cache, kept);
+  expect_same(kept, s.detect(0.001));
+  EXPECT_EQ(cache.builds, 3);
+  EXPECT_EQ(cache.refits, 9);
+}
+
+// Random multi-body scenes: the broadphase's candidate pairs give exactly the contacts of every
+// (rigid, soft) and (soft, soft) pair (SoftDetectInput::all_pairs), with both broadphases, for
+// 1 and 2 threads, while skipping most pairs.
+TEST(SoftContacts, BroadphasePairsGiveTheContactsOfEveryPair) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::normal_distribution<double> g;
+  const auto random_pose = [&](double spread) {
+    return at(Vec3(spread * u(rng), spread * u(rng), 0.3 * spread * u(rng)), Quat(g(rng), g(rng), g(rng), g(rng)).normalized());
+  };
+  int culled_pairs = 0, all_kinds = 0;
+  for (int trial = 0; trial < 6; ++trial) {
+    Scene s;
+    const double spread = 0.6;
+    s.add_rigid(plane(Vec3::UnitZ(), -0.25), Pose{}, true);
+    for (int i = 0; i < 10; ++i) {
+      const Vec3 c(spread * u(rng), spread * u(rng), 0.3 * spread * u(rng));
+      s.add_soft_box(Vec3(0.08, 0.1, 0.06), {2, 3, 2}, c);
+      deform(s.soft.back().x, c, 0.1 * u(rng), rng);
+      s.soft.back().reach = 0.01 * std::abs(u(rng));
+    }
+    Shape compound;
+    compound.type = ShapeType::Compound;
+    compound.children = {{s.lib.add(box(Vec3(0.04, 0.04, 0.04))), at(Vec3(0.05, 0, 0))},
+                         {s.lib.add(sphere(0.04)), at(Vec3(-0.05, 0, 0))}};
+    // no convex hulls: a ball against a rotated hull can loop in libccd's EPA
+    // (Narrowphase.DISABLED_SmallBallAgainstRotatedHullTerminates)
+    const Shape shapes[] = {box(Vec3(0.06, 0.05, 0.04)), sphere(0.05), capsule(0.03, 0.06), mesh_box(Vec3(0.05, 0.05, 0.05)),
+                            compound};
+    for (int i = 0; i < 24; ++i)
+      s.add_rigid(shapes[i % 5], random_pose(spread), i % 7 == 0, 0.01 * std::abs(u(rng)));
+
+    SoftDetectInput every = s.input(0.002);
+    every.all_pairs = true;
+    std::vector<SoftContact> oracle;
+    const SoftDetectStats all = detect_soft_contacts(every, oracle);
+    EXPECT_EQ(all.pairs, 25 * 10 + 10 * 9 / 2);
+    for (BroadphaseType type : {BroadphaseType::Grid, BroadphaseType::SweepAndPrune})
+      for (int threads : {1, 2}) {
+        SoftDetectInput in = s.input(0.002);
+        in.rigid.broadphase = type;
+        std::vector<SoftContact> out;
+        SoftDetectStats st;
+        tbb::task_arena(threads).execute([&] { st = detect_soft_contacts(in, out); });
+        expect_same(out, oracle);
+        EXPECT_LT(st.pairs, all.pairs / 2);
+        culled_pairs += all.pairs - st.pairs;
+      }
+    const auto n = count_kinds(oracle);
+    all_kinds += n[0] > 0 && n[1] > 0 && n[2] > 0;
+  }
+  EXPECT_GT(culled_pairs, 0);
+  EXPECT_GE(all_kinds, 3) << "most scenes should have contacts of every kind";
 }
 
 }  // namespace
