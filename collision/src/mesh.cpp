@@ -54,15 +54,6 @@ void grow(Kdop& d, const Kdop& o, int n) {
   }
 }
 
-Kdop leaf_box(const KdopBvh& bvh, const BvhNode& node, const std::vector<Vec3>& v,
-              const std::vector<std::array<int, 3>>& t) {
-  const std::vector<Vec3>& axes = kdop_axes(bvh.k);
-  Kdop d = empty_kdop();
-  for (int i = node.first; i < node.first + node.count; ++i)
-    for (int c : t[std::size_t(bvh.order[std::size_t(i)])]) grow(d, v[std::size_t(c)], axes);
-  return d;
-}
-
 }  // namespace
 
 Kdop kdop_of(const KdopBvh& bvh, const Vec3* points, int n) {
@@ -134,11 +125,26 @@ KdopBvh build_bvh(const std::vector<Vec3>& vertices, const std::vector<std::arra
 }
 
 void refit(KdopBvh& bvh, const std::vector<Vec3>& vertices, const std::vector<std::array<int, 3>>& triangles) {
+  // each vertex is projected on the axes once (a closed surface's vertex is in about 6 triangles)
+  const std::vector<Vec3>& axes = kdop_axes(bvh.k);
+  const std::size_t na = axes.size();
+  std::vector<double> proj(vertices.size() * na);
+  for (std::size_t v = 0; v < vertices.size(); ++v)
+    for (std::size_t i = 0; i < na; ++i) proj[v * na + i] = axes[i].dot(vertices[v]);
   // children always come after their parent, so a reverse sweep is bottom up
   for (std::size_t i = bvh.nodes.size(); i-- > 0;) {
     BvhNode& node = bvh.nodes[i];
     if (node.left < 0) {
-      node.box = leaf_box(bvh, node, vertices, triangles);
+      Kdop d = empty_kdop();  // a local, so that the loop keeps it in registers
+      for (int t = node.first; t < node.first + node.count; ++t)
+        for (int c : triangles[std::size_t(bvh.order[std::size_t(t)])]) {
+          const double* p = &proj[std::size_t(c) * na];
+          for (std::size_t a = 0; a < na; ++a) {  // std::min/max, written so that they compile to minsd/maxsd
+            d.lo[a] = p[a] < d.lo[a] ? p[a] : d.lo[a];
+            d.hi[a] = d.hi[a] < p[a] ? p[a] : d.hi[a];
+          }
+        }
+      node.box = d;
     } else {
       node.box = bvh.nodes[std::size_t(node.left)].box;
       grow(node.box, bvh.nodes[std::size_t(node.right)].box, bvh.axes());

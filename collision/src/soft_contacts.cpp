@@ -64,17 +64,27 @@ Aabb padded(const Aabb& box, double by) {
   return grown(box, by + kPad * (1.0 + m));
 }
 
-// The body's geometry at its current positions: box, normals, depth bound and its tree, refit
-// when the faces are those it was built for. Returns true when the tree was (re)built.
+// The body's geometry at its current positions: its tree, refit when the faces are those it was
+// built for, box, normals and depth bound. Returns true when the tree was (re)built.
 bool update_geometry(const SoftSurface& s, int k, double max_depth, SoftGeometry& g) {
   g.box = Aabb{};
   g.scale = g.bound = 0.0;
   if (!usable(s)) return false;
   const std::vector<Vec3>& x = *s.x;
   for (int v : *s.surface_vertices) g.box.grow({x[std::size_t(v)], x[std::size_t(v)]});
-  for (const auto& f : *s.faces)
-    for (int v : f) g.box.grow({x[std::size_t(v)], x[std::size_t(v)]});
   if (s.faces->empty()) return false;
+  bool built = false;
+  if (g.k == k && g.faces == *s.faces) {
+    refit(g.bvh, x, g.faces);
+  } else {
+    g.bvh = build_bvh(x, *s.faces, k);
+    g.faces = *s.faces;
+    g.k = k;
+    built = true;
+  }
+  // the faces' vertices: the root's bounds along the first three kDOP axes (x, y, z, exact)
+  const Kdop& root = g.bvh.nodes[0].box;
+  g.box.grow({Vec3(root.lo[0], root.lo[1], root.lo[2]), Vec3(root.hi[0], root.hi[1], root.hi[2])});
   g.scale = (g.box.hi - g.box.lo).norm();
   g.bound = max_depth >= 0.0 ? max_depth : 0.25 * (g.box.hi - g.box.lo).minCoeff();
   g.normals.resize(s.faces->size());
@@ -83,14 +93,7 @@ bool update_geometry(const SoftSurface& s, int k, double max_depth, SoftGeometry
     const Vec3 n = (x[std::size_t(f[1])] - x[std::size_t(f[0])]).cross(x[std::size_t(f[2])] - x[std::size_t(f[0])]);
     g.normals[t] = n.norm() > 0.0 ? Vec3(n.normalized()) : Vec3(Vec3::Zero());
   }
-  if (g.k == k && g.faces == *s.faces) {
-    refit(g.bvh, x, g.faces);
-    return false;
-  }
-  g.bvh = build_bvh(x, *s.faces, k);
-  g.faces = *s.faces;
-  g.k = k;
-  return true;
+  return built;
 }
 
 // Candidate body pairs as tasks, in pair order (file comment).
