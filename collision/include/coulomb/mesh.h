@@ -4,7 +4,7 @@
 // uses it; it lives in the shape's own frame. Its BVH never changes for a rigid mesh: a query
 // brings the other object into the mesh frame instead (a convex shape's exact kDOP from its
 // support mapping; another mesh by refitting a copy of its tree to its vertices moved into
-// this frame). Soft bodies (fem/) refit their own trees every step with `refit`.
+// this frame). Soft bodies' trees are refit every step (soft_contacts.h, SoftDetectCache).
 //
 // Orientation is the contract: a triangle's front side is the side its counter-clockwise
 // winding's normal points to. Contacts push objects out of the front side only, so that a thin
