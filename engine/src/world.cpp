@@ -172,7 +172,9 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     j.hi = d.hi;
     j.compliance = d.compliance;
     joints_.push_back(j);
+    if (d.b >= 0 && !d.collide) jointed_pairs_.emplace_back(std::min(d.a, d.b), std::max(d.a, d.b));
   }
+  std::sort(jointed_pairs_.begin(), jointed_pairs_.end());
   for (const AttachDef& a : scene_.attachments)
     for (int v : a.vertices) {
       VertexAttachment va{a.soft, v, a.body, soft_[std::size_t(a.soft)].x[std::size_t(v)]};
@@ -207,7 +209,22 @@ BodyState World::body(int id) const {
   return b;
 }
 
-int World::detect(std::vector<Contact>& out) { return detect_contacts(detect_input(), out).pairs; }
+int World::detect(std::vector<Contact>& out) {
+  const int pairs = detect_contacts(detect_input(), out).pairs;
+  drop_jointed_contacts(out);
+  return pairs;
+}
+
+// Bodies joined by a joint do not collide with each other unless the joint says so (Box2D's
+// collideConnected, Bullet's disableCollisionsBetweenLinkedBodies): their shapes meet at the
+// joint by design, and contacts there would fight the joint.
+void World::drop_jointed_contacts(std::vector<Contact>& contacts) const {
+  if (jointed_pairs_.empty()) return;
+  std::erase_if(contacts, [&](const Contact& c) {
+    const std::pair<int, int> key(std::min(c.body_a, c.body_b), std::max(c.body_a, c.body_b));
+    return std::binary_search(jointed_pairs_.begin(), jointed_pairs_.end(), key);
+  });
+}
 
 DetectInput World::detect_input() {
   const int nb = model_.size();

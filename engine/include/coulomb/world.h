@@ -21,6 +21,7 @@
 #include <array>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace coulomb {
@@ -128,6 +129,7 @@ class World {
   void warm_start();
   void remember_impulses();
   void assemble_joints();
+  void drop_jointed_contacts(std::vector<Contact>& contacts) const;
   StepResult check_state() const;
   StepResult run_stages();
   StepResult run_position_stages();  // world_position.cpp (seed 002)
@@ -169,6 +171,7 @@ class World {
   std::vector<double> joint_cache_;  // last step's joint row impulses (warm start)
 
   std::vector<JointConstraint> joints_;  // the model's rigid joints
+  std::vector<std::pair<int, int>> jointed_pairs_;  // (a < b) pairs that do not collide, sorted
 
   // soft bodies and the position-level path (world_position.cpp)
   std::vector<SoftBody> soft_;
