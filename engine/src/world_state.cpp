@@ -1,8 +1,8 @@
 // The World's State (coulomb/state.h): copying it out, restoring it, and the checked handles.
 //
 // The World keeps its state where the stages read it: state_ (rigid x, q, v, w), the soft
-// bodies' x and v (inside SoftBody, beside their rest meshes), cache_ (contact warm start),
-// step_ and time_. state() gathers copies of exactly these and set_state() writes them back;
+// bodies' x and v (inside SoftBody, beside their rest meshes), cache_ and joint_cache_ (warm
+// starts), step_ and time_. state() gathers copies of exactly these and set_state() writes them back;
 // everything else a step touches is either model (never written during a run) or scratch that
 // the step rebuilds before reading it (contacts, problems, islands, solver buffers). A member
 // that carries information from one step to the next must be added to State and here.
@@ -44,6 +44,7 @@ State World::state() const {
   s.soft.resize(soft_.size());
   for (std::size_t i = 0; i < soft_.size(); ++i) s.soft[i] = {soft_[i].x, soft_[i].v};
   s.contact_cache = cache_;
+  s.joint_cache = joint_cache_;
   s.step = step_;
   s.time = time_;
   return s;
@@ -74,6 +75,9 @@ void World::set_state(const State& s) {
     if (k > 0 && std::tie(c.a, c.b) < std::tie(s.contact_cache[k - 1].a, s.contact_cache[k - 1].b))
       throw InputError("State", "contact_cache is not sorted by body pair at entry " + std::to_string(k));
   }
+  if (joints_.empty() && !s.joint_cache.empty())
+    throw InputError("State", "joint_cache has " + std::to_string(s.joint_cache.size()) +
+                                  " entries, this world has no joints (a State from another world?)");
   if (s.step < 0 || !std::isfinite(s.time))
     throw InputError("State", "step must be >= 0 and time finite (got step " + std::to_string(s.step) + ")");
 
@@ -83,6 +87,7 @@ void World::set_state(const State& s) {
     soft_[i].v = s.soft[i].v;
   }
   cache_ = s.contact_cache;
+  joint_cache_ = s.joint_cache;
   step_ = s.step;
   time_ = s.time;
 

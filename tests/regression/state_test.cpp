@@ -34,7 +34,7 @@ void PrintTo(const Variant& v, std::ostream* os) { *os << v.name; }
 // and counts, as raw doubles so that the comparison is bitwise.
 struct Trace {
   State final;
-  std::vector<double> impulses;  // every step's contact (and element, attachment) impulses
+  std::vector<double> impulses;  // every step's contact, joint, element and attachment impulses
   std::vector<int> counts;       // every step's contacts, soft contacts and solver iterations
 };
 
@@ -50,10 +50,12 @@ Trace run(World& w, int steps) {
     EXPECT_TRUE(r.ok()) << r.message;
     if (!r.ok()) break;
     append(t.impulses, w.contact_impulses());
+    t.impulses.insert(t.impulses.end(), w.joint_impulses().begin(), w.joint_impulses().end());
     const PositionProblem& p = w.last_position_problem();
     append(t.impulses, p.contact_impulse);
     append(t.impulses, p.element_impulse);
     append(t.impulses, p.attachment_impulse);
+    append(t.impulses, p.joint_impulse);
     const StepStats& s = w.last_stats();
     t.counts.insert(t.counts.end(), {s.step, s.contacts, s.soft_contacts, s.solver.iterations});
   }
@@ -77,6 +79,7 @@ void expect_same(const State& a, const State& b) {
     EXPECT_TRUE(same_bytes(a.soft[i].v, b.soft[i].v)) << "soft body " << i;
   }
   EXPECT_TRUE(same_bytes(a.contact_cache, b.contact_cache));
+  EXPECT_TRUE(same_bytes(a.joint_cache, b.joint_cache));
   EXPECT_EQ(a.step, b.step);
   EXPECT_EQ(std::memcmp(&a.time, &b.time, sizeof(double)), 0);
 }
@@ -101,14 +104,15 @@ TEST_P(StateReplay, IsBitIdentical) {
   const Trace again = run(w, kSteps);
   expect_same(first.final, again.final);
   EXPECT_EQ(first.counts, again.counts);
-  EXPECT_FALSE(first.impulses.empty());  // the replay covers steps with contacts
+  EXPECT_FALSE(first.impulses.empty());  // the replay covers steps with contacts or joints
   EXPECT_TRUE(same_bytes(first.impulses, again.impulses)) << first.impulses.size() << " vs " << again.impulses.size();
 }
 
 // The Wall (81 boxes, one island) with prox-gs and pgs, and with post-stabilisation (its own
 // detection and PGS solve per step); the soft ball (xpbd-jacobi) falls for the first 100 steps
 // and hits the ground in the replayed ones; the soft stack has soft-soft and soft-rigid contacts
-// from the start (30 + 30 steps: its 40 Jacobi sweeps over both cubes make it the slowest).
+// from the start (30 + 30 steps: its 40 Jacobi sweeps over both cubes make it the slowest); the
+// pendulums hang from a ball joint and a hinge (joint warm-start cache; no contacts).
 INSTANTIATE_TEST_SUITE_P(
     Scenes, StateReplay,
     ::testing::Values(Variant{"wall_prox_gs_1", "wall.json", {}, 1}, Variant{"wall_prox_gs_2", "wall.json", {}, 2},
@@ -117,5 +121,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Variant{"wall_post_2", "wall.json", {"/stabilization={\"type\": \"post\"}"}, 2},
                       Variant{"soft_ball_1", "soft_ball_drop.json", {}, 1},
                       Variant{"soft_ball_2", "soft_ball_drop.json", {}, 2},
-                      Variant{"soft_stack_2", "soft_stack.json", {}, 2, 30}),
+                      Variant{"soft_stack_2", "soft_stack.json", {}, 2, 30},
+                      Variant{"pendulum_prox_gs_2", "pendulum.json", {}, 2},
+                      Variant{"pendulum_xpbd_1", "pendulum.json", {"/solver={\"type\": \"xpbd-jacobi\"}"}, 1}),
     [](const ::testing::TestParamInfo<Variant>& info) { return info.param.name; });

@@ -8,8 +8,8 @@
 //
 // A State is plain data (copyable, comparable element by element) and holds everything that
 // influences the next step: nothing else is carried from one step to the next. Anything a later
-// feature keeps across steps (e.g. a joint's warm-start impulses) belongs here, with a line in
-// World::state()/set_state() (engine/src/world_state.cpp) that copies and checks it.
+// feature keeps across steps (as the joints' warm-start impulses do) belongs here, with a line
+// in World::state()/set_state() (engine/src/world_state.cpp) that copies and checks it.
 #pragma once
 #include <coulomb/rigid_bodies.h>
 
@@ -39,6 +39,9 @@ struct State {
   RigidState rigid;                                 // (nb) x, q, v, w of every rigid body
   std::vector<SoftState> soft;                      // one per soft body, in the world's order
   std::vector<CachedContactImpulse> contact_cache;  // sorted by (a, b); empty before the first step
+  // the joints' row impulses of the last step (velocity-level solvers), in the order of the
+  // joint rows; used only if it has as many entries as this step has rows (else a cold start)
+  std::vector<double> joint_cache;                  // (unit: N s, N m s)
   int step = 0;                                     // completed steps
   double time = 0.0;                                // simulated time (unit: s)
 };

@@ -197,7 +197,8 @@ class World {
   std::vector<double> contact_mu_, soft_contact_mu_;
   PositionProblem pproblem_;
 
-  // The State is state_, the soft bodies' x and v, cache_, step_ and time_ (world_state.cpp).
+  // The State is state_, the soft bodies' x and v, cache_, joint_cache_, step_ and time_
+  // (world_state.cpp).
   int step_ = 0;
   double time_ = 0.0;
   StepStats stats_;
