@@ -95,7 +95,7 @@ void World::set_state(const State& s) {
   failure_ = StepResult{};
   stats_ = StepStats{};
   contacts_.clear();
-  solution_.lambda.clear();
+  solution_ = ContactSolution{};
   problem_ = ContactProblem{};
   islands_ = Islands{};
   soft_contacts_.clear();

@@ -103,9 +103,9 @@ class World {
   // stepping repeats bit for bit what followed state(). It also clears a failed step's result and
   // the last step's outputs (last_stats, contacts, impulses, problems, islands), which describe a
   // step that did not lead to the restored state. Throws InputError, changing nothing, if the
-  // sizes (bodies, soft bodies, their vertices) or the contact cache's body ids do not fit.
+  // sizes (bodies, soft bodies, their vertices) or the contact cache's body ids do not fit, or
+  // if it has joint impulses and this world has no joints.
   void set_state(const State& s);
-
 
   int step_count() const { return step_; }
   int total_steps() const { return scene_.steps; }
