@@ -55,6 +55,19 @@ ContactCoefficients mix(const MaterialDef& a, const MaterialDef& b) {
   return c;
 }
 
+// Status::Error for step `step`. Building the message may itself run out of memory: then the
+// message is a short string that needs no allocation.
+StepResult step_error(int step, const char* what) {
+  StepResult r;
+  r.status = StepResult::Status::Error;
+  try {
+    r.message = "step " + std::to_string(step) + ": " + what;
+  } catch (...) {
+    r.message = "out of memory";
+  }
+  return r;
+}
+
 }  // namespace
 
 // Every parallel loop of a step (detection, islands, prox-jacobi) runs in this arena, so
@@ -150,6 +163,31 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     }
     d.mesh = TetMesh{};  // the World's copy is the soft body's
   }
+  // rigid joints: anchor and axis from the world at load time into each body's frame (centre of
+  // mass, principal axes), so that the joint holds at the load-time pose
+  for (const JointDef& d : scene_.joints) {
+    JointConstraint j;
+    j.type = d.type;
+    j.a = d.a;
+    j.b = d.b;
+    const auto frame = [&](int body) { return body >= 0 ? state_.body_pose(body) : Pose{}; };
+    const Pose pa = frame(d.a), pb = frame(d.b);
+    j.anchor_a = pa.apply_inverse(d.anchor);
+    j.anchor_b = pb.apply_inverse(d.anchor);
+    j.axis_a = pa.q.conjugate() * d.axis;
+    j.u1_a = j.axis_a.unitOrthogonal();
+    j.u2_a = j.axis_a.cross(j.u1_a);
+    j.axis_b = pb.q.conjugate() * d.axis;
+    j.u1_b = pb.q.conjugate() * (pa.q * j.u1_a);
+    j.rel = pa.q.conjugate() * pb.q;
+    j.limited = d.limited;
+    j.lo = d.lo;
+    j.hi = d.hi;
+    j.compliance = d.compliance;
+    joints_.push_back(j);
+    if (d.b >= 0 && !d.collide) jointed_pairs_.emplace_back(std::min(d.a, d.b), std::max(d.a, d.b));
+  }
+  std::sort(jointed_pairs_.begin(), jointed_pairs_.end());
   for (const AttachDef& a : scene_.attachments)
     for (int v : a.vertices) {
       VertexAttachment va{a.soft, v, a.body, soft_[std::size_t(a.soft)].x[std::size_t(v)]};
@@ -171,6 +209,7 @@ int World::find_body(const std::string& name) const {
 }
 
 BodyState World::body(int id) const {
+  check_id("body", "body", id, model_.size());
   const auto k = std::size_t(id);
   const Pose sp = shape_pose(model_, state_, id);
   BodyState b;
@@ -184,7 +223,22 @@ BodyState World::body(int id) const {
   return b;
 }
 
-int World::detect(std::vector<Contact>& out) { return detect_contacts(detect_input(), out).pairs; }
+int World::detect(std::vector<Contact>& out) {
+  const int pairs = detect_contacts(detect_input(), out).pairs;
+  drop_jointed_contacts(out);
+  return pairs;
+}
+
+// Bodies joined by a joint do not collide with each other unless the joint says so (Box2D's
+// collideConnected, Bullet's disableCollisionsBetweenLinkedBodies): their shapes meet at the
+// joint by design, and contacts there would fight the joint.
+void World::drop_jointed_contacts(std::vector<Contact>& contacts) const {
+  if (jointed_pairs_.empty()) return;
+  std::erase_if(contacts, [&](const Contact& c) {
+    const std::pair<int, int> key(std::min(c.body_a, c.body_b), std::max(c.body_a, c.body_b));
+    return std::binary_search(jointed_pairs_.begin(), jointed_pairs_.end(), key);
+  });
+}
 
 DetectInput World::detect_input() {
   const int nb = model_.size();
@@ -226,13 +280,13 @@ void World::warm_start() {
   const double tol2 = std::pow(std::max(2.0 * scene_.envelope, 1e-3), 2);
   for (std::size_t k = 0; k < contacts_.size(); ++k) {
     const Contact& c = contacts_[k];
-    auto [lo, hi] = std::equal_range(cache_.begin(), cache_.end(), CachedImpulse{c.body_a, c.body_b, {}, {}, {}},
-                                     [](const CachedImpulse& x, const CachedImpulse& y) {
+    auto [lo, hi] = std::equal_range(cache_.begin(), cache_.end(), CachedContactImpulse{c.body_a, c.body_b, {}, {}, {}},
+                                     [](const CachedContactImpulse& x, const CachedContactImpulse& y) {
                                        return std::tie(x.a, x.b) < std::tie(y.a, y.b);
                                      });
     if (lo == hi) continue;
     const Vec3 local = state_.body_pose(c.body_a).apply_inverse(c.point);
-    const CachedImpulse* best = nullptr;
+    const CachedContactImpulse* best = nullptr;
     double best_d2 = tol2;
     for (auto it = lo; it != hi; ++it) {
       const double d2 = (it->local_point - local).squaredNorm();
@@ -256,6 +310,31 @@ void World::remember_impulses() {
     cache_[k] = {c.body_a, c.body_b, state_.body_pose(c.body_a).apply_inverse(c.point),
                  l[0] * c.normal + l[1] * t + l[2] * s, l[3] * c.normal};
   }
+}
+
+// The joints' rows at the detection configuration, linearised in the velocities
+// (dynamics/joint_rows.h), into the contact problem, and their warm start.
+void World::assemble_joints() {
+  problem_.joints.clear();
+  if (joints_.empty()) {
+    solution_.joint_lambda.clear();
+    return;
+  }
+  Configuration c;
+  c.x = state_.x.data();
+  c.q = state_.q.data();
+  c.num_rigid = model_.size();
+  BlockRows rows;
+  for (const JointConstraint& j : joints_) {
+    joint_rows(c, j, rows);
+    problem_.joints.add_joint(j.a, j.b, rows, u_free_, scene_.dt);
+  }
+  problem_.joints.finalize(problem_.inv_mass, problem_.inv_inertia);
+  // every joint keeps its rows from step to step, so last step's impulses match row by row
+  if (scene_.solver_options.warm_start && joint_cache_.size() == std::size_t(problem_.joints.rows()))
+    solution_.joint_lambda = joint_cache_;
+  else
+    solution_.joint_lambda.assign(std::size_t(problem_.joints.rows()), 0.0);
 }
 
 // Post-stabilisation, seed 000 eq. 43-51: detect at q^{t+1}, solve the gap LCP (eq. 49-50)
@@ -307,17 +386,30 @@ StepResult World::check_state() const {
 // Stage 4 over islands (solvers/island_solve.h) or, with islands off, over the whole problem.
 SolverStats World::solve(SolveFn fn, const ContactProblem& problem, const SolverOptions& opt, Islands& islands,
                          ContactSolution& solution) {
-  build_islands(model_.size(), model_.fixed, problem.body_a, problem.body_b, islands);
+  build_islands(model_.size(), model_.fixed, problem.body_a, problem.body_b, islands, &problem.joints.body_a,
+                &problem.joints.body_b);
   return settings_.islands ? solve_islands(fn, problem, islands, opt, solution) : fn(problem, opt, solution);
 }
 
+// The step boundary: nothing thrown inside the stages (std::bad_alloc, a library's exception,
+// one rethrown by TBB from a worker thread) leaves step(); it becomes Status::Error, and a failed
+// step, Error or InvalidState, stops the world until set_state().
 StepResult World::step() {
+  if (!failure_.ok()) return failure_;
   StepResult result;
-  threads_->arena.execute([&] { result = run_stages(); });
+  try {
+    threads_->arena.execute([&] { result = run_stages(); });
+  } catch (const std::exception& e) {
+    result = step_error(step_ + 1, e.what());
+  } catch (...) {
+    result = step_error(step_ + 1, "an exception that is not a std::exception");
+  }
+  if (!result.ok()) failure_ = result;
   return result;
 }
 
 StepResult World::run_stages() {
+  if (stage_fault_) stage_fault_(step_ + 1);
   if (solver_->solve_position) return run_position_stages();
   const auto t_step = Clock::now();
   const double dt = scene_.dt;
@@ -348,15 +440,17 @@ StepResult World::run_stages() {
   as.restitution_threshold = std::max(2.0 * scene_.gravity.norm() * dt, 1e-3);
   assemble_contacts(model_, state_, u_free_, contacts_, coeffs_, as, problem_);
   warm_start();
+  assemble_joints();
   stats_.assemble_ms = ms_since(t0);
 
   // 4 solve
   stats_.solver = solve(solver_->solve, problem_, scene_.solver_options, islands_, solution_);
   remember_impulses();
+  joint_cache_ = solution_.joint_lambda;
 
   // 5 integrate: u^{t+1} = u_free + M^-1 J^T lambda (eq. 42b), then the position update
   t0 = Clock::now();
-  problem_.body_impulse_response(solution_.lambda, dw_);
+  problem_.body_impulse_response(solution_.lambda, solution_.joint_lambda, dw_);
   apply_velocities(model_, u_free_, dw_, state_);
   integrate_positions(model_, state_, moreau ? 0.5 * dt : dt);  // eq. 42c or eq. 67
   stats_.integrate_ms += ms_since(t0);
@@ -388,6 +482,17 @@ void World::record_stats() {
     }
   for (const Contact& c : contacts_) stats_.max_penetration = std::max(stats_.max_penetration, c.depth);
   for (const SoftContact& c : soft_contacts_) stats_.max_penetration = std::max(stats_.max_penetration, c.depth);
+  if (!joints_.empty()) {
+    Configuration c;
+    c.x = state_.x.data();
+    c.q = state_.q.data();
+    c.num_rigid = model_.size();
+    for (const JointConstraint& j : joints_) {
+      const JointError e = joint_error(c, j);
+      stats_.joint_error_linear = std::max(stats_.joint_error_linear, e.linear);
+      stats_.joint_error_angular = std::max(stats_.joint_error_angular, e.angular);
+    }
+  }
   stats_.kinetic_energy = kinetic_energy(model_, state_);
   stats_.potential_energy = potential_energy(model_, state_, scene_.gravity);
   for (const SoftBody& b : soft_) {

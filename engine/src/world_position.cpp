@@ -35,6 +35,7 @@ StepResult World::run_position_stages() {
   SoftDetectInput in;
   in.rigid = detect_input();
   stats_.pairs = detect_contacts(in.rigid, contacts_).pairs;
+  drop_jointed_contacts(contacts_);
   detect_coefficients();
   in.soft.resize(soft_.size());
   for (std::size_t i = 0; i < soft_.size(); ++i) {
@@ -67,6 +68,7 @@ StepResult World::run_position_stages() {
   pin.soft_contacts = &soft_contacts_;
   pin.soft_contact_mu = &soft_contact_mu_;
   pin.attachments = &attachments_;
+  pin.joints = &joints_;
   pin.gravity = scene_.gravity;
   pin.dt = dt;
   assemble_position_problem(pin, pproblem_);  // every impulse starts at zero (see solvers/README.md)
