@@ -1,4 +1,5 @@
 // Assembly helpers of the ContactProblem: derived blocks and matrix-free products.
+#include <coulomb/assert.h>
 #include <coulomb/contact_problem.h>
 
 namespace coulomb {
@@ -25,6 +26,7 @@ static Mat64 minv_jt(double inv_m, const Mat3& inv_I, const Mat46& J) {
 
 void ContactProblem::finalize() {
   const int nc = num_contacts();
+  COULOMB_ASSERT(inv_inertia.size() == inv_mass.size(), "ContactProblem: one inverse inertia per body");
   MinvJT_a.resize(std::size_t(nc)); MinvJT_b.resize(std::size_t(nc)); A_diag.resize(std::size_t(nc));
   for (int k = 0; k < nc; ++k) {
     const auto a = std::size_t(body_a[std::size_t(k)]), bb = std::size_t(body_b[std::size_t(k)]);
