@@ -44,7 +44,7 @@ struct SolverOptions {
 using SolveFn = SolverStats (*)(const ContactProblem&, const SolverOptions&, ContactSolution&);
 using SolveAssembledFn = SolverStats (*)(const AssembledProblem&, const SolverOptions&, ContactSolution&);
 struct PositionProblem;
-// Position-level solvers move the problem's DOFs in place (solvers/position_problem.h).
+// Position-level solvers move the problem's DOFs in place (dynamics/position_problem.h).
 using SolvePositionFn = SolverStats (*)(PositionProblem&, const SolverOptions&);
 
 struct SolverInfo {
