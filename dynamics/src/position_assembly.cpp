@@ -118,6 +118,7 @@ void assemble_position_problem(const PositionAssemblyInput& in, PositionProblem&
       pa.target.body_frame = true;  // a glued point turns with its body
       out.attachments.push_back(pa);
     }
+  if (in.joints) out.joints = *in.joints;
   out.size_impulses();
 }
 

@@ -36,6 +36,7 @@ nlohmann::json stats_json(const StepStats& s) {
           {"elastic_energy", s.elastic_energy},
           {"soft_contacts", s.soft_contacts},
           {"max_penetration", s.max_penetration},
+          {"joint_error", {{"linear", s.joint_error_linear}, {"angular", s.joint_error_angular}}},
           {"wall_ms", s.wall_ms},
           {"detect_ms", s.detect_ms},
           {"assemble_ms", s.assemble_ms},

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <numbers>
 #include <string_view>
 
 namespace coulomb::detail {
@@ -120,17 +122,79 @@ void parse_soft_bodies(ObjectReader& top, SceneDef& scene, NameTable& names) {
   }
 }
 
+namespace {
+
+int find_rigid(const SceneDef& scene, const std::string& name) {
+  for (std::size_t b = 0; b < scene.bodies.size(); ++b)
+    if (scene.bodies[b].name == name) return int(b);
+  return -1;
+}
+
+// a rigid joint's keys: "a" a body, "b" a body or null (the world), anchor, axis, limits,
+// compliance (SCENE_FORMAT.md "Joints")
+JointDef parse_rigid_joint(ObjectReader& r, JointType type, std::size_t k, const SceneDef& scene) {
+  JointDef d;
+  d.type = type;
+  d.name = r.string("name", "joint_" + std::to_string(k));
+  const std::string a = r.required_string("a");
+  d.a = find_rigid(scene, a);
+  if (d.a < 0) throw InputError(r.pointer_of("a"), "no rigid body is named '" + a + "'");
+  const Json& b = r.require("b");
+  if (!b.is_null()) {
+    const std::string& name = as_string(b, r.pointer_of("b"));
+    d.b = find_rigid(scene, name);
+    if (d.b < 0) throw InputError(r.pointer_of("b"), "no rigid body is named '" + name + "' (use null for the world)");
+    if (d.b == d.a) throw InputError(r.pointer_of("b"), "a joint needs two different bodies (use null for the world)");
+  }
+  const bool a_fixed = scene.bodies[std::size_t(d.a)].fixed;
+  const bool b_fixed = d.b < 0 || scene.bodies[std::size_t(d.b)].fixed;
+  if (a_fixed && b_fixed)
+    throw InputError(r.pointer_of("a"), "both sides of the joint are fixed (or the world): it would constrain nothing");
+  // the anchor defaults to body a's position for joints whose rows do not depend on it much
+  // (fixed, prismatic); ball and hinge need it
+  const bool needs_anchor = type == JointType::Ball || type == JointType::Hinge;
+  d.anchor = needs_anchor ? r.required_vec3("anchor") : r.vec3("anchor", scene.bodies[std::size_t(d.a)].position);
+  if (type == JointType::Hinge || type == JointType::Prismatic) {
+    const Vec3 axis = r.required_vec3("axis");
+    if (!(axis.norm() > 1e-12)) throw InputError(r.pointer_of("axis"), "the axis must not be zero");
+    d.axis = axis.normalized();
+  } else if (r.has("axis")) {
+    throw InputError(r.pointer_of("axis"), std::string("a ") + joint_type_name(type) + " joint has no axis");
+  }
+  if (const Json* lim = r.find("limits")) {
+    const std::string ptr = r.pointer_of("limits");
+    if (type != JointType::Hinge && type != JointType::Prismatic)
+      throw InputError(ptr, std::string("a ") + joint_type_name(type) + " joint has no limits (only hinge and prismatic)");
+    if (!lim->is_array() || lim->size() != 2 || !(*lim)[0].is_number() || !(*lim)[1].is_number())
+      throw InputError(ptr, "expected [lo, hi], two numbers");
+    d.lo = (*lim)[0].get<double>();
+    d.hi = (*lim)[1].get<double>();
+    if (!std::isfinite(d.lo) || !std::isfinite(d.hi) || d.lo > d.hi)
+      throw InputError(ptr, "expected finite limits with lo <= hi");
+    if (type == JointType::Hinge && (d.lo <= -std::numbers::pi || d.hi >= std::numbers::pi))
+      throw InputError(ptr, "hinge limits are angles in (-pi, pi) radians");
+    if (!(d.lo <= 0.0 && d.hi >= 0.0))
+      throw InputError(ptr, "the joint starts at 0 (its load-time pose), which must lie within [lo, hi]");
+    d.limited = true;
+  }
+  d.compliance = r.number("compliance", 0.0, Range::non_negative());
+  return d;
+}
+
+}  // namespace
+
 void parse_joints(ObjectReader& top, SceneDef& scene) {
   const Json* j = top.find("joints");
   if (!j) return;
   as_array(*j, "/joints");
+  static constexpr std::string_view kTypes[] = {"ball", "hinge", "prismatic", "fixed", "attach"};
   for (std::size_t k = 0; k < j->size(); ++k) {
     ObjectReader r((*j)[k], child_pointer("/joints", k));
-    const std::string type = r.required_string("type");
-    if (type != "attach") {
-      if (type == "ball" || type == "hinge" || type == "prismatic" || type == "fixed")
-        throw InputError(r.pointer_of("type"), "'" + type + "' joints are not supported yet (only \"attach\")");
-      throw InputError(r.pointer_of("type"), "expected one of \"ball\", \"hinge\", \"prismatic\", \"fixed\", \"attach\"");
+    const int type = r.required_choice("type", kTypes);
+    if (type < 4) {
+      scene.joints.push_back(parse_rigid_joint(r, JointType(type), k, scene));
+      r.finish();
+      continue;
     }
     AttachDef a;
     a.name = r.string("name", "joint_" + std::to_string(k));
@@ -141,8 +205,7 @@ void parse_joints(ObjectReader& top, SceneDef& scene) {
     const Json& body = r.require("body");
     if (!body.is_null()) {
       const std::string& name = as_string(body, r.pointer_of("body"));
-      for (std::size_t b = 0; b < scene.bodies.size(); ++b)
-        if (scene.bodies[b].name == name) a.body = int(b);
+      a.body = find_rigid(scene, name);
       if (a.body < 0) throw InputError(r.pointer_of("body"), "no rigid body is named '" + name + "' (use null for the world)");
     }
     a.vertices = select(parse_selection(r.require("vertices"), r.pointer_of("vertices")),
@@ -158,6 +221,9 @@ void check_solver_supports(const SceneDef& scene) {
   if ((!scene.soft_bodies.empty() || !scene.attachments.empty()) && !info->soft)
     throw InputError("/solver/type", "solver '" + scene.solver + "' cannot simulate soft bodies; use one that can (" +
                                          solver_names_with(&SolverInfo::soft) + ")");
+  if (!scene.joints.empty() && !info->joints)
+    throw InputError("/solver/type", "solver '" + scene.solver + "' cannot simulate rigid joints; use one that can (" +
+                                         solver_names_with(&SolverInfo::joints) + ")");
 }
 
 }  // namespace coulomb::detail

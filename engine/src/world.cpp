@@ -150,6 +150,29 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     }
     d.mesh = TetMesh{};  // the World's copy is the soft body's
   }
+  // rigid joints: anchor and axis from the world at load time into each body's frame (centre of
+  // mass, principal axes), so that the joint holds at the load-time pose
+  for (const JointDef& d : scene_.joints) {
+    JointConstraint j;
+    j.type = d.type;
+    j.a = d.a;
+    j.b = d.b;
+    const auto frame = [&](int body) { return body >= 0 ? state_.body_pose(body) : Pose{}; };
+    const Pose pa = frame(d.a), pb = frame(d.b);
+    j.anchor_a = pa.apply_inverse(d.anchor);
+    j.anchor_b = pb.apply_inverse(d.anchor);
+    j.axis_a = pa.q.conjugate() * d.axis;
+    j.u1_a = j.axis_a.unitOrthogonal();
+    j.u2_a = j.axis_a.cross(j.u1_a);
+    j.axis_b = pb.q.conjugate() * d.axis;
+    j.u1_b = pb.q.conjugate() * (pa.q * j.u1_a);
+    j.rel = pa.q.conjugate() * pb.q;
+    j.limited = d.limited;
+    j.lo = d.lo;
+    j.hi = d.hi;
+    j.compliance = d.compliance;
+    joints_.push_back(j);
+  }
   for (const AttachDef& a : scene_.attachments)
     for (int v : a.vertices) {
       VertexAttachment va{a.soft, v, a.body, soft_[std::size_t(a.soft)].x[std::size_t(v)]};
@@ -258,6 +281,31 @@ void World::remember_impulses() {
   }
 }
 
+// The joints' rows at the detection configuration, linearised in the velocities
+// (dynamics/joint_rows.h), into the contact problem, and their warm start.
+void World::assemble_joints() {
+  problem_.joints.clear();
+  if (joints_.empty()) {
+    solution_.joint_lambda.clear();
+    return;
+  }
+  Configuration c;
+  c.x = state_.x.data();
+  c.q = state_.q.data();
+  c.num_rigid = model_.size();
+  BlockRows rows;
+  for (const JointConstraint& j : joints_) {
+    joint_rows(c, j, rows);
+    problem_.joints.add_joint(j.a, j.b, rows, u_free_, scene_.dt);
+  }
+  problem_.joints.finalize(problem_.inv_mass, problem_.inv_inertia);
+  // every joint keeps its rows from step to step, so last step's impulses match row by row
+  if (scene_.solver_options.warm_start && joint_cache_.size() == std::size_t(problem_.joints.rows()))
+    solution_.joint_lambda = joint_cache_;
+  else
+    solution_.joint_lambda.assign(std::size_t(problem_.joints.rows()), 0.0);
+}
+
 // Post-stabilisation, seed 000 eq. 43-51: detect at q^{t+1}, solve the gap LCP (eq. 49-50)
 // with PGS (frictionless, so its box is the normal cone) and displace the bodies (eq. 51).
 // Velocities are untouched. The step's contacts and impulses stay those of the velocity solve.
@@ -307,7 +355,8 @@ StepResult World::check_state() const {
 // Stage 4 over islands (solvers/island_solve.h) or, with islands off, over the whole problem.
 SolverStats World::solve(SolveFn fn, const ContactProblem& problem, const SolverOptions& opt, Islands& islands,
                          ContactSolution& solution) {
-  build_islands(model_.size(), model_.fixed, problem.body_a, problem.body_b, islands);
+  build_islands(model_.size(), model_.fixed, problem.body_a, problem.body_b, islands, &problem.joints.body_a,
+                &problem.joints.body_b);
   return settings_.islands ? solve_islands(fn, problem, islands, opt, solution) : fn(problem, opt, solution);
 }
 
@@ -351,15 +400,17 @@ StepResult World::run_stages() {
   as.restitution_threshold = std::max(2.0 * scene_.gravity.norm() * dt, 1e-3);
   assemble_contacts(model_, state_, u_free_, contacts_, coeffs_, as, problem_);
   warm_start();
+  assemble_joints();
   stats_.assemble_ms = ms_since(t0);
 
   // 4 solve
   stats_.solver = solve(solver_->solve, problem_, scene_.solver_options, islands_, solution_);
   remember_impulses();
+  joint_cache_ = solution_.joint_lambda;
 
   // 5 integrate: u^{t+1} = u_free + M^-1 J^T lambda (eq. 42b), then the position update
   t0 = Clock::now();
-  problem_.body_impulse_response(solution_.lambda, dw_);
+  problem_.body_impulse_response(solution_.lambda, solution_.joint_lambda, dw_);
   apply_velocities(model_, u_free_, dw_, state_);
   integrate_positions(model_, state_, moreau ? 0.5 * dt : dt);  // eq. 42c or eq. 67
   stats_.integrate_ms += ms_since(t0);
@@ -391,6 +442,17 @@ void World::record_stats() {
     }
   for (const Contact& c : contacts_) stats_.max_penetration = std::max(stats_.max_penetration, c.depth);
   for (const SoftContact& c : soft_contacts_) stats_.max_penetration = std::max(stats_.max_penetration, c.depth);
+  if (!joints_.empty()) {
+    Configuration c;
+    c.x = state_.x.data();
+    c.q = state_.q.data();
+    c.num_rigid = model_.size();
+    for (const JointConstraint& j : joints_) {
+      const JointError e = joint_error(c, j);
+      stats_.joint_error_linear = std::max(stats_.joint_error_linear, e.linear);
+      stats_.joint_error_angular = std::max(stats_.joint_error_angular, e.angular);
+    }
+  }
   stats_.kinetic_energy = kinetic_energy(model_, state_);
   stats_.potential_energy = potential_energy(model_, state_, scene_.gravity);
   for (const SoftBody& b : soft_) {

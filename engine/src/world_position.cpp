@@ -67,6 +67,7 @@ StepResult World::run_position_stages() {
   pin.soft_contacts = &soft_contacts_;
   pin.soft_contact_mu = &soft_contact_mu_;
   pin.attachments = &attachments_;
+  pin.joints = &joints_;
   pin.gravity = scene_.gravity;
   pin.dt = dt;
   assemble_position_problem(pin, pproblem_);  // every impulse starts at zero (see solvers/README.md)

@@ -6,6 +6,7 @@ namespace coulomb {
 void ContactProblem::clear_contacts() {
   body_a.clear(); body_b.clear(); J_a.clear(); J_b.clear(); b.clear(); mu.clear(); point.clear();
   MinvJT_a.clear(); MinvJT_b.clear(); A_diag.clear();
+  joints.clear();
 }
 
 void ContactProblem::add_contact(int a, int b_body, const Mat46& Ja, const Mat46& Jb, const Vec4& bias, const Vec3& mu_k,
@@ -31,6 +32,7 @@ void ContactProblem::finalize() {
     MinvJT_b[std::size_t(k)] = minv_jt(inv_mass[bb], inv_inertia[bb], J_b[std::size_t(k)]);
     A_diag[std::size_t(k)] = J_a[std::size_t(k)] * MinvJT_a[std::size_t(k)] + J_b[std::size_t(k)] * MinvJT_b[std::size_t(k)];
   }
+  joints.finalize(inv_mass, inv_inertia);
 }
 
 void ContactProblem::body_impulse_response(const std::vector<Vec4>& lambda, std::vector<Vec6>& w) const {
@@ -39,6 +41,12 @@ void ContactProblem::body_impulse_response(const std::vector<Vec4>& lambda, std:
     w[std::size_t(body_a[k])] += MinvJT_a[k] * lambda[k];
     w[std::size_t(body_b[k])] += MinvJT_b[k] * lambda[k];
   }
+}
+
+void ContactProblem::body_impulse_response(const std::vector<Vec4>& lambda, const std::vector<double>& joint_lambda,
+                                           std::vector<Vec6>& w) const {
+  body_impulse_response(lambda, w);
+  if (joints.rows() > 0 && joint_lambda.size() == std::size_t(joints.rows())) joints.add_impulse_response(joint_lambda, w);
 }
 
 void ContactProblem::contact_velocities(const std::vector<Vec6>& w, std::vector<Vec4>& v) const {

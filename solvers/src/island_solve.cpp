@@ -28,6 +28,12 @@ void extract_island_problem(const ContactProblem& global, const Islands& islands
     out.MinvJT_b.push_back(global.MinvJT_b[k]);
     out.A_diag.push_back(global.A_diag[k]);
   }
+  for (int e = islands.joint_start[i]; e < islands.joint_start[i + 1]; ++e) {
+    const int j = islands.joints[std::size_t(e)];
+    const int a = global.joints.body_a[std::size_t(j)], b = global.joints.body_b[std::size_t(j)];
+    out.joints.append_from(global.joints, j, a < 0 ? -1 : local(a), b < 0 ? -1 : local(b));
+  }
+  out.joints.finalize(out.inv_mass, out.inv_inertia);
 }
 
 SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Islands& islands,
@@ -47,12 +53,27 @@ SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Is
     const int first = islands.contact_start[i];
     for (std::size_t k = 0; k < part.lambda.size(); ++k)
       part.lambda[k] = solution.lambda[std::size_t(islands.contacts[std::size_t(first) + k])];
+    // joint rows: the island's joints in global order, each joint's rows together
+    const bool joints = !solution.joint_lambda.empty();
+    const auto for_joint_rows = [&](auto&& f) {
+      int local_row = 0;
+      for (int e = islands.joint_start[i]; e < islands.joint_start[i + 1]; ++e) {
+        const int j = islands.joints[std::size_t(e)];
+        for (int r = problem.joints.row_start[std::size_t(j)]; r < problem.joints.row_start[std::size_t(j) + 1]; ++r)
+          f(std::size_t(local_row++), std::size_t(r));
+      }
+    };
+    if (joints) {
+      part.joint_lambda.resize(std::size_t(sub.joints.rows()));
+      for_joint_rows([&](std::size_t l, std::size_t g) { part.joint_lambda[l] = solution.joint_lambda[g]; });
+    }
     SolverOptions o = opt;
     if (2 * sub.num_contacts() < nc) o.threads = 1;
     stats[i] = solve(sub, o, part);
     // islands own disjoint contacts: the scatter writes never collide
     for (std::size_t k = 0; k < part.lambda.size(); ++k)
       solution.lambda[std::size_t(islands.contacts[std::size_t(first) + k])] = part.lambda[k];
+    if (joints) for_joint_rows([&](std::size_t l, std::size_t g) { solution.joint_lambda[g] = part.joint_lambda[l]; });
   });
 
   SolverStats all;

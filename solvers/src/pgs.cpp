@@ -134,12 +134,17 @@ double current_theta(Op& op, const std::vector<Vec4>& lambda, std::vector<Vec4>&
 }
 
 // `point` holds the contact positions, or is null where there are none (assembled problems).
+// Joint rows (contact_operator.h) are swept after the contacts of every sweep, Gauss-Seidel
+// style with their exact block solve, and take part in the stopping test.
 template <class Op>
-SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, const std::vector<Vec3>* point) {
+SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std::vector<double>& joint_lambda,
+                const std::vector<Vec3>* point) {
   const auto t0 = std::chrono::steady_clock::now();
-  const int nc = op.size();
+  const int nc = op.size(), nj = op.joint_rows();
   SolverStats stats;
   if (!opt.warm_start || int(lambda.size()) != nc) lambda.assign(std::size_t(nc), Vec4::Zero());
+  if (!opt.warm_start || int(joint_lambda.size()) != nj) joint_lambda.assign(std::size_t(nj), 0.0);
+  const auto joints = [&] { return op.template sweep_joints<true>(joint_lambda, joint_lambda, 1.0); };
 
   project_onto_box(op, lambda);  // a warm start must itself lie in the box before it is used
   op.reset(lambda);
@@ -165,13 +170,14 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, con
     if (opt.record_history && it + 1 < opt.max_iterations) stats.history.push_back(current_theta(op, lambda, scratch));
   };
 
-  stats.converged = nc == 0;
+  stats.converged = nc == 0 && nj == 0;
   if (nc > 0 && opt.pgs.ordering == PgsOrdering::Esp) {
     for (int it = 0; it < opt.max_iterations; ++it) {
       const SweepResult n = sweep<0, 0, false>(op, lambda, order, opt.pgs.sor);  // eq. 20
       const SweepResult f = sweep<1, 3, false>(op, lambda, order, opt.pgs.sor);  // eq. 21
+      const JointSweep j = joints();
       stats.iterations = it + 1;
-      if (small(std::max(n.max_delta, f.max_delta), std::max(n.max_lambda, f.max_lambda))) {
+      if (small(std::max({n.max_delta, f.max_delta, j.max_delta}), std::max({n.max_lambda, f.max_lambda, j.max_lambda}))) {
         stats.converged = true;
         break;
       }
@@ -184,9 +190,11 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, con
     for (int it = 0; it < opt.max_iterations; ++it) {
       const SweepResult s = set == 0 ? sweep<0, 0, true>(op, lambda, order, opt.pgs.sor)
                                      : sweep<1, 3, true>(op, lambda, order, opt.pgs.sor);
+      const JointSweep j = joints();  // joints join every set sweep
       stats.iterations = it + 1;
       set_max_lambda[set] = s.max_lambda;  // the other set is unchanged since its last sweep
-      const bool met = small(s.max_delta, std::max(set_max_lambda[0], set_max_lambda[1]));
+      const bool met = small(std::max(s.max_delta, j.max_delta),
+                             std::max({set_max_lambda[0], set_max_lambda[1], j.max_lambda}));
       if (met && previous == 1 - set) {
         stats.converged = true;
         break;
@@ -198,10 +206,11 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, con
       if (met || !(own > other)) set = 1 - set;  // greedy: the set with the larger error next
     }
   } else {
-    for (int it = 0; it < opt.max_iterations && nc > 0; ++it) {
+    for (int it = 0; it < opt.max_iterations && nc + nj > 0; ++it) {
       const SweepResult s = sweep<0, 3, false>(op, lambda, order, opt.pgs.sor);
+      const JointSweep j = joints();
       stats.iterations = it + 1;
-      if (small(s.max_delta, s.max_lambda)) {
+      if (small(std::max(s.max_delta, j.max_delta), std::max(s.max_lambda, j.max_lambda))) {
         stats.converged = true;
         break;
       }
@@ -224,14 +233,14 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, con
 SolverStats solve_pgs(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   if (opt.pgs.ordering == PgsOrdering::Cp && p.point.size() != std::size_t(p.num_contacts()))
     throw std::invalid_argument("pgs ordering \"cp\": ContactProblem::point must hold one position per contact");
-  MatrixFreeOperator op(p);
-  return pgs(op, opt, sol.lambda, &p.point);
+  MatrixFreeOperator op(p, &sol.joint_lambda);
+  return pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point);
 }
 
 // FCLib problems carry no contact positions: "cp" runs the default order here.
 SolverStats solve_pgs_assembled(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   AssembledOperator op(p);
-  return pgs(op, opt, sol.lambda, nullptr);
+  return pgs(op, opt, sol.lambda, sol.joint_lambda, nullptr);
 }
 
 }  // namespace coulomb

@@ -215,12 +215,19 @@ Vec4 feasible(const Vec4& l, const Vec3& mu) {
   return out;
 }
 
+// Joint rows (contact_operator.h) follow the contacts in every sweep: their proximal step with
+// the r-factor of each joint's own block, R = (A_jj + E)^-1 (exact for the equality rows when
+// r_scale = 1), in the same Gauss-Seidel or Jacobi fashion as the contacts; they take part in
+// the residual and are rolled back with the contacts on a divergence.
 template <class Op>
-SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, bool gauss_seidel) {
+SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std::vector<double>& joint_lambda,
+                 bool gauss_seidel) {
   const auto t0 = std::chrono::steady_clock::now();
-  const int nc = op.size();
+  const int nc = op.size(), nj = op.joint_rows();
   SolverStats stats;
   if (!opt.warm_start || int(lambda.size()) != nc) lambda.assign(std::size_t(nc), Vec4::Zero());
+  if (!opt.warm_start || int(joint_lambda.size()) != nj) joint_lambda.assign(std::size_t(nj), 0.0);
+  std::vector<double> joint_next(joint_lambda);
   // Global r: the paper hardwires 5, which suits its heavy bodies (A_ii ~ 1e-3 .. 3e-2); "auto"
   // takes the reciprocal of the largest diagonal entry of A, a scale-free stand-in for the
   // theory's 1 / (|lambda_min| + |lambda_max|) (section 4.2) that keeps each Gauss-Seidel block
@@ -238,6 +245,7 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, bo
     lambda[std::size_t(k)] = feasible(lambda[std::size_t(k)], op.mu(k));
     scale = std::max({scale, lambda[std::size_t(k)].cwiseAbs().maxCoeff(), (R[std::size_t(k)].R0 * op.b(k)).cwiseAbs().maxCoeff()});
   }
+  scale = std::max(scale, op.joint_scale());
   double r_scale = 1.0;  // R = r_scale * R0; back-tracking multiplies it by nu
   op.reset(lambda);
 
@@ -248,8 +256,8 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, bo
   // generous multiple of the problem's own impulse scale, or it counts as a divergence.
   double r_prev = 100.0 * scale + std::numeric_limits<double>::min();
   tbb::task_arena arena(std::max(1, opt.threads));
-  stats.converged = nc == 0;
-  for (int it = 0; it < opt.max_iterations && nc > 0; ++it) {
+  stats.converged = nc == 0 && nj == 0;
+  for (int it = 0; it < opt.max_iterations && nc + nj > 0; ++it) {
     double r_next = 0.0, max_lambda = 0.0;
     if (gauss_seidel) {
       // algorithm 2: always the freshest impulses; w follows every contact (eq. 25-26)
@@ -274,6 +282,12 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, bo
       if (opt.threads > 1) arena.execute([&] { tbb::parallel_for(tbb::blocked_range<int>(0, nc, 64), sweep); });
       else sweep(tbb::blocked_range<int>(0, nc));
     }
+    if (nj > 0) {
+      const JointSweep js = gauss_seidel ? op.template sweep_joints<true>(joint_lambda, joint_next, r_scale)
+                                         : op.template sweep_joints<false>(joint_lambda, joint_next, r_scale);
+      r_next = std::max(r_next, js.max_delta);
+      max_lambda = std::max(max_lambda, js.max_lambda);
+    }
     for (int k = 0; k < nc; ++k) {
       r_next = std::max(r_next, (next[std::size_t(k)] - lambda[std::size_t(k)]).cwiseAbs().maxCoeff());
       max_lambda = std::max(max_lambda, next[std::size_t(k)].cwiseAbs().maxCoeff());
@@ -289,6 +303,7 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, bo
       continue;
     }
     lambda.swap(next);  // accept (line 14)
+    joint_lambda.swap(joint_next);
     if (!gauss_seidel) op.reset(lambda);
     r_prev = r_next;
     // The residual reported, recorded and tested is eq. 27 per unit of r: back-tracking shrinks R
@@ -310,20 +325,20 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, bo
 }  // namespace
 
 SolverStats solve_prox_gs(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
-  MatrixFreeOperator op(p);
-  return prox(op, opt, sol.lambda, true);
+  MatrixFreeOperator op(p, &sol.joint_lambda);
+  return prox(op, opt, sol.lambda, sol.joint_lambda, true);
 }
 SolverStats solve_prox_gs_assembled(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   AssembledOperator op(p);
-  return prox(op, opt, sol.lambda, true);
+  return prox(op, opt, sol.lambda, sol.joint_lambda, true);
 }
 SolverStats solve_prox_jacobi(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
-  MatrixFreeOperator op(p);
-  return prox(op, opt, sol.lambda, false);
+  MatrixFreeOperator op(p, &sol.joint_lambda);
+  return prox(op, opt, sol.lambda, sol.joint_lambda, false);
 }
 SolverStats solve_prox_jacobi_assembled(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   AssembledOperator op(p);
-  return prox(op, opt, sol.lambda, false);
+  return prox(op, opt, sol.lambda, sol.joint_lambda, false);
 }
 
 }  // namespace coulomb

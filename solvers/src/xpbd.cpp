@@ -42,6 +42,19 @@ void PositionProblem::size_impulses() {
   contact_impulse.resize(contacts.size(), Vec3::Zero());
   element_impulse.resize(elements.size(), Eigen::Matrix<double, 6, 1>::Zero());
   attachment_impulse.resize(attachments.size(), Vec3::Zero());
+  joint_impulse.resize(joints.size(), JointImpulse::Zero());
+}
+
+Configuration PositionProblem::configuration() const {
+  Configuration c;
+  c.x = x.data();
+  c.q = q.data();
+  c.w = w.data();
+  c.h = dt;
+  c.num_rigid = num_rigid();
+  c.px = px.data();
+  c.num_particles = num_particles();
+  return c;
 }
 
 namespace {
@@ -60,23 +73,8 @@ Mat3 world_inv_inertia(const PositionProblem& p, int r) {
   return R * p.inv_inertia[std::size_t(r)].asDiagonal() * R.transpose();
 }
 
-// world lever arm of a rigid side's point from the centre of mass
-Vec3 arm(const PositionProblem& p, const PbdSide& s) {
-  return s.body_frame ? Vec3(p.q[std::size_t(s.rigid)] * s.anchor) : s.anchor;
-}
-
-Vec3 side_position(const PositionProblem& p, const PbdSide& s) {
-  if (s.rigid >= 0) {
-    const auto r = std::size_t(s.rigid);
-    if (s.body_frame) return p.x[r] + p.q[r] * s.anchor;
-    return p.x[r] + s.anchor + p.dt * p.w[r].cross(s.anchor);
-  }
-  if (s.particle[0] < 0) return s.anchor;
-  Vec3 x = Vec3::Zero();
-  for (int i = 0; i < 3; ++i)
-    if (s.particle[std::size_t(i)] >= 0) x += s.weight[i] * p.px[std::size_t(s.particle[std::size_t(i)])];
-  return x;
-}
+// world lever arm of a rigid side's point from the centre of mass (constraints.h)
+Vec3 arm(const PositionProblem& p, const PbdSide& s) { return side_arm(p.configuration(), s); }
 
 Vec3 side_velocity(const PositionProblem& p, const PbdSide& s) {
   if (s.rigid >= 0) {
@@ -132,11 +130,12 @@ class Solver {
   SolverStats run();
 
  private:
-  // constraint index space: contacts, then elements, then attachments
+  // constraint index space: contacts, then elements, then attachments, then joints
   int nc() const { return int(p_.contacts.size()); }
   int ne() const { return int(p_.elements.size()); }
   int na() const { return int(p_.attachments.size()); }
-  int count() const { return nc() + ne() + na(); }
+  int nj() const { return int(p_.joints.size()); }
+  int count() const { return nc() + ne() + na() + nj(); }
 
   void add_slot(int owner, double inv_mass) {
     slot_owner_.push_back(owner);
@@ -173,6 +172,9 @@ class Solver {
     dP.template head<R>() = s + gated(s, VecR(momentum.template head<R>()));
   }
   double update_attachment(int k, double omega, double beta, Slot* slots);
+  double update_joint(int k, double omega, double beta, Slot* slots);
+  // adds the DOF change of impulses dP on a block's rows (J^T dP through M^-1) into its slots
+  void push_rows(const BlockRows& rows, const JointImpulse& dP, Slot*& slots);
   // adds the effect of impulse J at side s into the slots of s (Jacobi) or the DOFs (Gauss-Seidel)
   void push(const PbdSide& s, const Vec3& J, Slot*& slots);
   void push_particle(int q, const Vec3& J, Slot*& slots);
@@ -192,6 +194,7 @@ class Solver {
   std::vector<double> progress_;  // per constraint: gradient step . actual change (restart test)
   std::vector<Vec3> prev_contact_, prev_attach_, cur_contact_, cur_attach_;  // P_{k-1}, P_k (Jacobi)
   std::vector<Vec6> prev_element_, cur_element_;
+  std::vector<JointImpulse> prev_joint_, cur_joint_;
   ElementConstraint ec_;  // scratch for Gauss-Seidel (Jacobi threads use their own)
 };
 
@@ -212,6 +215,12 @@ void Solver::build_slots() {
   for (const PbdAttachment& a : p_.attachments) {
     if (p_.p_inv_mass[std::size_t(a.particle)] > 0.0) add_slot(a.particle, p_.p_inv_mass[std::size_t(a.particle)]);
     add_side_slots(a.target);
+    slot_start_.push_back(int(slot_owner_.size()));
+  }
+  // joints: slots in the order joint_rows lists the bodies' DOFs (a, then b)
+  for (const JointConstraint& j : p_.joints) {
+    for (int body : {j.a, j.b})
+      if (body >= 0 && p_.inv_mass[std::size_t(body)] > 0.0) add_slot(np_ + body, p_.inv_mass[std::size_t(body)]);
     slot_start_.push_back(int(slot_owner_.size()));
   }
   const int owners = np_ + p_.num_rigid();
@@ -380,7 +389,7 @@ double Solver::update_attachment(int k, double omega, double beta, Slot* slots) 
   PbdSide particle;
   particle.particle[0] = a.particle;
   particle.weight = Vec3(1.0, 0.0, 0.0);
-  const Vec3 c = p_.px[std::size_t(a.particle)] - side_position(p_, a.target);
+  const Vec3 c = p_.px[std::size_t(a.particle)] - side_position(p_.configuration(), a.target);
   const Mat3 K = side_inv_mass_matrix(p_, particle) + side_inv_mass_matrix(p_, a.target);
   if (!(K.trace() > 0.0)) return 0.0;
   Vec3& P = p_.attachment_impulse[std::size_t(k)];
@@ -393,6 +402,71 @@ double Solver::update_attachment(int k, double omega, double beta, Slot* slots) 
   return dP.cwiseAbs().maxCoeff();
 }
 
+void Solver::push_rows(const BlockRows& rows, const JointImpulse& dP, Slot*& slots) {
+  for (int d = 0; d < rows.dofs; ++d) {
+    const int dof = rows.dof[std::size_t(d)];
+    if (dof >= p_.num_rigid()) continue;  // joints act on rigid bodies only
+    const auto r = std::size_t(dof);
+    if (!(p_.inv_mass[r] > 0.0)) continue;
+    const Vec6 f = rows.J.middleCols<6>(6 * d).topRows(rows.rows).transpose() * dP.head(rows.rows);
+    Slot s;
+    s.owner = np_ + dof;
+    s.dv = p_.inv_mass[r] * f.head<3>();
+    s.dw = world_inv_inertia(p_, dof) * f.tail<3>();
+    if (gs_) {
+      apply(s);
+    } else {
+      slots->dv = s.dv;
+      slots->dw = s.dw;
+      ++slots;
+    }
+  }
+}
+
+// A joint block (constraints.h joint_rows, re-evaluated at the current iterate): its equality
+// rows by one block solve of eq. 20-21 with compliance, [h J M^-1 J^T + alpha / h] dP =
+// -(C + alpha P / h), then its limit rows one at a time with P >= 0.
+double Solver::update_joint(int k, double omega, double beta, Slot* slots) {
+  const JointConstraint& j = p_.joints[std::size_t(k)];
+  BlockRows rows;
+  joint_rows(p_.configuration(), j, rows);
+  const int n = rows.rows;
+  int m = 0;
+  while (m < n && rows.kind[std::size_t(m)] != RowKind::Limit) ++m;
+  // N = h J M^-1 J^T + alpha / h over the block's rows
+  using MatN = Eigen::Matrix<double, kMaxBlockRows, kMaxBlockRows>;
+  MatN N = MatN::Zero();
+  for (int d = 0; d < rows.dofs; ++d) {
+    const int dof = rows.dof[std::size_t(d)];
+    if (dof >= p_.num_rigid() || !(p_.inv_mass[std::size_t(dof)] > 0.0)) continue;
+    const auto Jd = rows.J.middleCols<6>(6 * d);
+    Eigen::Matrix<double, 6, 6> Minv = Eigen::Matrix<double, 6, 6>::Zero();
+    Minv.topLeftCorner<3, 3>() = p_.inv_mass[std::size_t(dof)] * Mat3::Identity();
+    Minv.bottomRightCorner<3, 3>() = world_inv_inertia(p_, dof);
+    N.noalias() += h_ * Jd * Minv * Jd.transpose();
+  }
+  N += rows.compliance / h_;
+  JointImpulse& P = p_.joint_impulse[std::size_t(k)];
+  const JointImpulse r = rows.value + rows.compliance * P / h_;
+  JointImpulse step = JointImpulse::Zero();
+  if (m > 0) {
+    const Eigen::MatrixXd Nm = N.topLeftCorner(m, m);
+    const Eigen::LDLT<Eigen::MatrixXd> ldlt(Nm);
+    if (ldlt.info() == Eigen::Success) step.head(m) = -omega * ldlt.solve(r.head(m));
+  }
+  for (int i = m; i < n; ++i)
+    if (N(i, i) > 0.0) step[i] = -omega * r[i] / N(i, i);
+  if (!step.allFinite()) return 0.0;
+  const JointImpulse momentum = gated(step, JointImpulse(beta * (P - prev_joint_[std::size_t(k)])));
+  JointImpulse Pn = P + step + momentum;
+  for (int i = m; i < n; ++i) Pn[i] = std::max(0.0, Pn[i]);  // limit rows push only
+  const JointImpulse dP = Pn - P;
+  progress_[std::size_t(nc() + ne() + na() + k)] = step.dot(dP);
+  P = Pn;
+  push_rows(rows, dP, slots);
+  return dP.cwiseAbs().maxCoeff();
+}
+
 double Solver::update(int k, double omega, double beta, Slot* slots) {
   if (!gs_)  // a block that returns early leaves no stale change behind
     for (int i = slot_start_[std::size_t(k)]; i < slot_start_[std::size_t(k) + 1]; ++i) {
@@ -401,7 +475,8 @@ double Solver::update(int k, double omega, double beta, Slot* slots) {
     }
   if (k < nc()) return update_contact(k, omega, beta, slots);
   if (k < nc() + ne()) return update_element(k - nc(), omega, beta, slots);
-  return update_attachment(k - nc() - ne(), omega, beta, slots);
+  if (k < nc() + ne() + na()) return update_attachment(k - nc() - ne(), omega, beta, slots);
+  return update_joint(k - nc() - ne() - na(), omega, beta, slots);
 }
 
 // L2 norm of the contact penetrations and attachment errors at the current positions: the
@@ -410,7 +485,13 @@ double Solver::constraint_error() const {
   double e = 0.0;
   for (const PbdContact& c : p_.contacts) e += std::pow(std::min(0.0, contact_gap(p_, c)), 2);
   for (const PbdAttachment& a : p_.attachments)
-    e += (p_.px[std::size_t(a.particle)] - side_position(p_, a.target)).squaredNorm();
+    e += (p_.px[std::size_t(a.particle)] - side_position(p_.configuration(), a.target)).squaredNorm();
+  BlockRows rows;
+  for (const JointConstraint& j : p_.joints) {
+    joint_rows(p_.configuration(), j, rows);
+    for (int r = 0; r < rows.rows; ++r)
+      e += std::pow(rows.kind[std::size_t(r)] == RowKind::Limit ? std::min(0.0, rows.value[r]) : rows.value[r], 2);
+  }
   return std::sqrt(e);
 }
 
@@ -423,9 +504,11 @@ SolverStats Solver::run() {
   std::fill(p_.contact_impulse.begin(), p_.contact_impulse.end(), Vec3::Zero());
   std::fill(p_.element_impulse.begin(), p_.element_impulse.end(), Vec6::Zero());
   std::fill(p_.attachment_impulse.begin(), p_.attachment_impulse.end(), Vec3::Zero());
+  std::fill(p_.joint_impulse.begin(), p_.joint_impulse.end(), JointImpulse::Zero());
   prev_contact_ = p_.contact_impulse;
   prev_element_ = p_.element_impulse;
   prev_attach_ = p_.attachment_impulse;
+  prev_joint_ = p_.joint_impulse;
 
   const bool nesterov = o_.xpbd.nesterov && !gs_;
   double theta = 1.0;
@@ -447,6 +530,7 @@ SolverStats Solver::run() {
       cur_contact_.assign(p_.contact_impulse.begin(), p_.contact_impulse.end());
       cur_element_.assign(p_.element_impulse.begin(), p_.element_impulse.end());
       cur_attach_.assign(p_.attachment_impulse.begin(), p_.attachment_impulse.end());
+      cur_joint_.assign(p_.joint_impulse.begin(), p_.joint_impulse.end());
       tbb::parallel_for(tbb::blocked_range<int>(0, n, 64), [&](const tbb::blocked_range<int>& range) {
         for (int k = range.begin(); k < range.end(); ++k) {
           Slot* slots = slots_.data() + slot_start_[std::size_t(k)];
@@ -456,6 +540,7 @@ SolverStats Solver::run() {
       prev_contact_.swap(cur_contact_);
       prev_element_.swap(cur_element_);
       prev_attach_.swap(cur_attach_);
+      prev_joint_.swap(cur_joint_);
       // gather per DOF in slot order (deterministic), then move the DOFs
       const int owners = np_ + p_.num_rigid();
       tbb::parallel_for(tbb::blocked_range<int>(0, owners, 256), [&](const tbb::blocked_range<int>& range) {
@@ -482,10 +567,12 @@ SolverStats Solver::run() {
         prev_contact_ = p_.contact_impulse;
         prev_element_ = p_.element_impulse;
         prev_attach_ = p_.attachment_impulse;
+        prev_joint_ = p_.joint_impulse;
       }
     }
     for (const Vec3& P : p_.contact_impulse) max_impulse = std::max(max_impulse, P.cwiseAbs().maxCoeff());
     for (const Vec3& P : p_.attachment_impulse) max_impulse = std::max(max_impulse, P.cwiseAbs().maxCoeff());
+    for (const JointImpulse& P : p_.joint_impulse) max_impulse = std::max(max_impulse, P.cwiseAbs().maxCoeff());
     st.iterations = it + 1;
     if (o_.record_history) st.history.push_back(constraint_error());
     if (max_change <= o_.abs_tol || max_change <= o_.rel_tol * max_impulse) break;
@@ -502,7 +589,8 @@ SolverStats Solver::run() {
 }  // namespace
 
 double contact_gap(const PositionProblem& p, const PbdContact& c) {
-  return c.normal.dot(side_position(p, c.b) - side_position(p, c.a)) - c.offset;
+  const Configuration cfg = p.configuration();
+  return c.normal.dot(side_position(cfg, c.b) - side_position(cfg, c.a)) - c.offset;
 }
 
 SolverStats solve_xpbd(PositionProblem& problem, const SolverOptions& options) {

@@ -68,7 +68,8 @@ done
 check soft-wrong-solver 2 "$exe" validate "$src/scenes/soft_stack.json" --solver prox-gs
 contains soft-wrong-solver-pointer "/solver/type"
 check info-again 0 "$exe" info
-contains info-soft "[rigid + soft]"
+contains info-soft "[rigid + soft"
+contains info-kind "xpbd-jacobi  position"
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

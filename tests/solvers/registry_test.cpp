@@ -53,8 +53,9 @@ TEST(Registry, EntriesMatchTheirProblemKind) {
   EXPECT_EQ(find_solver("xpbd-jacobi")->kind, ProblemKind::Position);
   EXPECT_EQ(find_solver("nope"), nullptr);
   EXPECT_EQ(solver_names_with(&SolverInfo::soft), "xpbd-jacobi");
-  EXPECT_EQ(solver_capabilities(*find_solver("xpbd-jacobi")), "rigid + soft");
-  EXPECT_EQ(solver_capabilities(*find_solver("pgs")), "rigid");
+  EXPECT_EQ(solver_capabilities(*find_solver("xpbd-jacobi")), "rigid + soft + joints");
+  EXPECT_EQ(solver_capabilities(*find_solver("pgs")), "rigid + joints");
+  EXPECT_EQ(solver_names_with(&SolverInfo::gpu), "");
 }
 
 TEST(Registry, EveryListedKeyIsParsedAndNoOther) {

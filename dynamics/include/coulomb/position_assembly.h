@@ -33,6 +33,7 @@ struct PositionAssemblyInput {
   const std::vector<SoftContact>* soft_contacts = nullptr;
   const std::vector<double>* soft_contact_mu = nullptr;
   const std::vector<VertexAttachment>* attachments = nullptr;
+  const std::vector<JointConstraint>* joints = nullptr;  // rigid joints (may be null)
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);
   double dt = 0.01;
 };

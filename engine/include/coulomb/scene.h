@@ -2,6 +2,7 @@
 // (../shared/SCENE_FORMAT.md, STYLE.md lesson 8). The loader fills them and validates every
 // value; the World is built from a SceneDef and never sees JSON.
 #pragma once
+#include <coulomb/constraints.h>
 #include <coulomb/math.h>
 #include <coulomb/shapes.h>
 #include <coulomb/solver.h>
@@ -69,6 +70,19 @@ struct AttachDef {
   int body = -1;              // index into SceneDef::bodies, -1 = the world
 };
 
+// A rigid joint (SCENE_FORMAT.md "Joints"): ball, hinge, prismatic or fixed between body a and
+// body b (-1 = the world), with the anchor and axis in world coordinates at load time.
+struct JointDef {
+  std::string name;
+  JointType type = JointType::Ball;
+  int a = -1, b = -1;               // indices into SceneDef::bodies; b = -1: the world
+  Vec3 anchor = Vec3::Zero();       // (unit: m)
+  Vec3 axis = Vec3::UnitZ();        // unit (hinge, prismatic)
+  bool limited = false;
+  double lo = 0.0, hi = 0.0;        // limits (unit: rad for hinge, m for prismatic)
+  double compliance = 0.0;          // (unit: m/N, rad/(N m))
+};
+
 struct SceneDef {
   std::string name, description;
   std::filesystem::path base_dir;   // folder of the scene file (mesh paths are relative to it)
@@ -90,6 +104,7 @@ struct SceneDef {
   std::vector<BodyDef> bodies;                     // explicit bodies first, then generated ones
   std::vector<SoftBodyDef> soft_bodies;
   std::vector<AttachDef> attachments;              // the `attach` joints
+  std::vector<JointDef> joints;                    // the rigid joints
   int output_every = 1;                            // write a frame every N steps
 };
 

@@ -41,6 +41,9 @@ struct StepStats {
   double elastic_energy = 0.0;   // soft bodies' strain energy (unit: J)
   int soft_contacts = 0;         // contacts with a soft side (also counted in `contacts`)
   double max_penetration = 0.0;  // largest contact depth at detection (unit: m)
+  // largest joint violation at the end of the step: positional (unit: m) and angular (unit: rad),
+  // limits included (dynamics/constraints.h joint_error)
+  double joint_error_linear = 0.0, joint_error_angular = 0.0;
   double wall_ms = 0.0;          // whole step
   double detect_ms = 0.0, assemble_ms = 0.0, integrate_ms = 0.0;
 };
@@ -113,6 +116,10 @@ class World {
   // Islands of the last step's contacts.
   const Islands& islands() const { return islands_; }
   const WorldSettings& settings() const { return settings_; }
+  // Rigid joints in the constraint interface's form (body frames at the centre of mass) and the
+  // impulses of their rows in the last step (velocity-level solvers: N s, N m s).
+  const std::vector<JointConstraint>& joints() const { return joints_; }
+  const std::vector<double>& joint_impulses() const { return solution_.joint_lambda; }
 
  private:
   int detect(std::vector<Contact>& out);  // returns the broadphase pair count
@@ -120,6 +127,7 @@ class World {
   void stabilize();
   void warm_start();
   void remember_impulses();
+  void assemble_joints();
   StepResult check_state() const;
   StepResult run_stages();
   StepResult run_position_stages();  // world_position.cpp (seed 002)
@@ -158,6 +166,9 @@ class World {
     Vec3 torsion;       // lambda_tau n (unit: N m s)
   };
   std::vector<CachedImpulse> cache_;
+  std::vector<double> joint_cache_;  // last step's joint row impulses (warm start)
+
+  std::vector<JointConstraint> joints_;  // the model's rigid joints
 
   // soft bodies and the position-level path (world_position.cpp)
   std::vector<SoftBody> soft_;

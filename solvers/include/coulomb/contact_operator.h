@@ -10,6 +10,8 @@
 #pragma once
 #include <coulomb/contact_problem.h>
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace coulomb {
@@ -29,14 +31,50 @@ struct AssembledProblem {
   void finalize();
 };
 
+// The result of one pass over the joint rows.
+struct JointSweep {
+  double max_delta = 0.0;   // ||lambda^{k+1} - lambda^k||_inf over the joint rows
+  double max_lambda = 0.0;  // ||lambda^{k+1}||_inf
+};
+
 class MatrixFreeOperator {
  public:
-  explicit MatrixFreeOperator(const ContactProblem& p) : p_(p) {}
+  // joint_lambda: the joint rows' impulses that w includes (null: no joints are solved)
+  explicit MatrixFreeOperator(const ContactProblem& p, const std::vector<double>* joint_lambda = nullptr)
+      : p_(p), joint_lambda_(joint_lambda) {}
   int size() const { return p_.num_contacts(); }
   const Mat4& diag(int k) const { return p_.A_diag[std::size_t(k)]; }
   const Vec4& b(int k) const { return p_.b[std::size_t(k)]; }
   const Vec3& mu(int k) const { return p_.mu[std::size_t(k)]; }
-  void reset(const std::vector<Vec4>& lambda) { p_.body_impulse_response(lambda, w_); }
+  void reset(const std::vector<Vec4>& lambda) {
+    if (joint_lambda_) p_.body_impulse_response(lambda, *joint_lambda_, w_);
+    else p_.body_impulse_response(lambda, w_);
+  }
+  int joint_rows() const { return joint_lambda_ ? p_.joints.rows() : 0; }
+  // The joint rows' impulse scale: max_r |lambda_r| and |b_r| / A_rr (PROX's divergence test
+  // compares its first sweep with a multiple of it)
+  double joint_scale() const {
+    double s = 0.0;
+    const JointRows& J = p_.joints;
+    if (!joint_lambda_ || joint_lambda_->size() != std::size_t(J.rows())) return s;
+    for (int j = 0; j < J.count(); ++j) {
+      const int r0 = J.row_start[std::size_t(j)], n = J.rows_of(j);
+      const double* A = J.block.data() + J.block_start[std::size_t(j)];
+      for (int r = 0; r < n; ++r) {
+        const auto i = std::size_t(r0 + r);
+        s = std::max(s, std::abs((*joint_lambda_)[i]));
+        if (A[r * n + r] > 0.0) s = std::max(s, std::abs(J.b[i]) / A[r * n + r]);
+      }
+    }
+    return s;
+  }
+  // One pass over the joints (dynamics/joint_rows.h) from the impulses `from` (those w holds)
+  // into `to`: per joint, the block solve of its equality rows, then its limit rows one by one,
+  // lambda_r <- max(0, lambda_r - v_r / A_rr); each step scaled by `scale` (PROX's r back-tracking;
+  // 1 = exact). GaussSeidel: w follows every change and `from` may alias `to`; Jacobi: every
+  // joint reads w of lambda^k and w is left alone (the caller resets it).
+  template <bool GaussSeidel>
+  JointSweep sweep_joints(const std::vector<double>& from, std::vector<double>& to, double scale);
   // seed 000 eq. 25: v_k = J_k w + b_k with w = M^-1 J^T lambda kept up to date
   Vec4 velocity(int k, const std::vector<Vec4>&) const {
     const auto i = std::size_t(k);
@@ -51,8 +89,62 @@ class MatrixFreeOperator {
 
  private:
   const ContactProblem& p_;
+  const std::vector<double>* joint_lambda_ = nullptr;
   std::vector<Vec6> w_;
 };
+
+template <bool GaussSeidel>
+JointSweep MatrixFreeOperator::sweep_joints(const std::vector<double>& from, std::vector<double>& to, double scale) {
+  JointSweep out;
+  const JointRows& J = p_.joints;
+  Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 8, 1> v, d;
+  for (int j = 0; j < J.count(); ++j) {
+    const int r0 = J.row_start[std::size_t(j)], n = J.rows_of(j), m = J.equality_rows[std::size_t(j)];
+    const int a = J.body_a[std::size_t(j)], b = J.body_b[std::size_t(j)];
+    const double* A = J.block.data() + J.block_start[std::size_t(j)];
+    v.resize(n);
+    d.setZero(n);
+    for (int r = 0; r < n; ++r) {
+      const auto i = std::size_t(r0 + r);
+      double x = J.b[i] + J.eps[i] * from[i];
+      if (a >= 0) x += J.J_a[i].dot(w_[std::size_t(a)]);
+      if (b >= 0) x += J.J_b[i].dot(w_[std::size_t(b)]);
+      v[r] = x;
+    }
+    // equality rows: d_E = -(A_EE + E)^-1 v_E
+    const double* Einv = J.inverse.data() + J.inverse_start[std::size_t(j)];
+    for (int r = 0; r < m; ++r) {
+      double x = 0.0;
+      for (int s = 0; s < m; ++s) x -= Einv[r * m + s] * v[s];
+      d[r] = scale * x;
+    }
+    if constexpr (GaussSeidel)
+      for (int r = m; r < n; ++r)
+        for (int s = 0; s < m; ++s) v[r] += A[r * n + s] * d[s];
+    // limit rows, one at a time
+    for (int r = m; r < n; ++r) {
+      const auto i = std::size_t(r0 + r);
+      const double arr = A[r * n + r];
+      if (!(arr > 0.0)) continue;
+      d[r] = std::max(0.0, from[i] - scale * v[r] / arr) - from[i];
+      if constexpr (GaussSeidel)
+        for (int s = r + 1; s < n; ++s) v[s] += A[s * n + r] * d[r];
+    }
+    for (int r = 0; r < n; ++r) {
+      const auto i = std::size_t(r0 + r);
+      const double next = from[i] + d[r];
+      to[i] = next;
+      out.max_delta = std::max(out.max_delta, std::abs(d[r]));
+      out.max_lambda = std::max(out.max_lambda, std::abs(next));
+      if constexpr (GaussSeidel) {
+        if (d[r] == 0.0) continue;
+        if (a >= 0) w_[std::size_t(a)] += J.MinvJT_a[i] * d[r];
+        if (b >= 0) w_[std::size_t(b)] += J.MinvJT_b[i] * d[r];
+      }
+    }
+  }
+  return out;
+}
 
 class AssembledOperator {
  public:
@@ -69,6 +161,11 @@ class AssembledOperator {
     return v;
   }
   void applied(int, const Vec4&) {}  // velocity() reads lambda itself
+  // FCLib problems are contacts only: there are no joint rows to sweep
+  int joint_rows() const { return 0; }
+  double joint_scale() const { return 0.0; }
+  template <bool GaussSeidel>
+  JointSweep sweep_joints(const std::vector<double>&, std::vector<double>&, double) { return {}; }
 
  private:
   const AssembledProblem& p_;

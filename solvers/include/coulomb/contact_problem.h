@@ -7,6 +7,7 @@
 // with b = J u_free + bias precomputed at assembly. Fixed bodies have zero inverse mass, so
 // their rows of M^-1 J^T vanish and no solver needs a special case for them.
 #pragma once
+#include <coulomb/joint_rows.h>
 #include <coulomb/math.h>
 
 #include <vector>
@@ -33,6 +34,10 @@ struct ContactProblem {
   std::vector<Mat64> MinvJT_a, MinvJT_b;
   std::vector<Mat4> A_diag;
 
+  // rigid joints (dynamics/joint_rows.h): bilateral and limit rows solved beside the contacts;
+  // finalize() derives their blocks too
+  JointRows joints;
+
   int num_bodies() const { return int(inv_mass.size()); }
   int num_contacts() const { return int(body_a.size()); }
   void clear_contacts();
@@ -42,13 +47,18 @@ struct ContactProblem {
 
   // w = M^-1 J^T lambda, per body (nb x 6). Used by matrix-free solvers (seed 000 eq. 25-26).
   void body_impulse_response(const std::vector<Vec4>& lambda, std::vector<Vec6>& w) const;
+  // the same with the joint impulses added (joint_lambda may be empty when there are no joints)
+  void body_impulse_response(const std::vector<Vec4>& lambda, const std::vector<double>& joint_lambda,
+                             std::vector<Vec6>& w) const;
   // v_k = J_k w + b_k for every contact.
   void contact_velocities(const std::vector<Vec6>& w, std::vector<Vec4>& v) const;
 };
 
 // Solver output: one impulse 4-vector (normal, t, s, tau) per contact (unit: N s, N m s).
+// Joint rows' impulses follow in joint_lambda (one per JointRows row; N s or N m s).
 struct ContactSolution {
   std::vector<Vec4> lambda;
+  std::vector<double> joint_lambda;
 };
 
 // What every solver reports per step (DESIGN.md: comparisons between solvers are the point).

@@ -1,0 +1,52 @@
+// Joint rows of the velocity-level contact problem (DESIGN.md stage 3 -> 4): the rows of
+// dynamics/constraints.h's joint kind, evaluated at the detection configuration and linearised
+// in the bodies' velocities, so that PGS and PROX solve them beside the contacts.
+//
+// Row r of joint j couples body_a[j] and body_b[j] (-1 = the world, no columns) and reads
+//     v_r = J_a,r u_a + J_b,r u_b + b_r + eps_r lambda_r,
+// with b_r = J_r u_free + C_r / dt (the row's violation is closed over one step) and
+// eps_r = alpha_r / dt^2 for a compliance alpha (C + alpha f = 0 with f = lambda / dt).
+// Equality rows want v_r = 0 with lambda_r free; limit rows want v_r >= 0, lambda_r >= 0,
+// v_r lambda_r = 0. Impulses lambda are in N s (N m s for angular rows).
+#pragma once
+#include <coulomb/math.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace coulomb {
+
+struct BlockRows;
+
+struct JointRows {
+  std::vector<int> body_a, body_b;     // (nj) -1 = the world
+  std::vector<int> row_start{0};       // (nj + 1) rows of joint j: row_start[j] .. row_start[j + 1]
+  std::vector<Vec6> J_a, J_b;          // (nr) 1x6 rows on (v, omega)
+  std::vector<double> b, eps;          // (nr)
+  std::vector<std::uint8_t> limit;     // (nr) 1 = unilateral limit row (lambda >= 0)
+
+  // derived by finalize(): M^-1 J^T columns, and per joint the dense block A_jj + diag(eps)
+  // (n x n, row-major from block_start[j]) and the inverse of its equality rows' block
+  // (m x m from inverse_start[j], m = equality rows, which come first in every joint)
+  std::vector<Vec6> MinvJT_a, MinvJT_b;
+  std::vector<int> equality_rows;
+  std::vector<int> block_start{0}, inverse_start{0};
+  std::vector<double> block, inverse;
+
+  int count() const { return int(body_a.size()); }
+  int rows() const { return int(b.size()); }
+  int rows_of(int j) const { return row_start[std::size_t(j) + 1] - row_start[std::size_t(j)]; }
+  void clear();
+  // Appends a joint from its evaluated rows (constraints.h) with DOFs 0..nr-1 = rigid bodies:
+  // b_r = J_r u_free + C_r / dt, eps_r = alpha_r / dt^2.
+  void add_joint(int a, int b_body, const BlockRows& rows, const std::vector<Vec6>& u_free, double dt);
+  // Needs the bodies' inverse masses and world inverse inertias (zero for fixed bodies).
+  void finalize(const std::vector<double>& inv_mass, const std::vector<Mat3>& inv_inertia);
+
+  // w += M^-1 J^T lambda over every joint row
+  void add_impulse_response(const std::vector<double>& lambda, std::vector<Vec6>& w) const;
+  // Copies joint j (global index) with bodies renumbered by `local` (islands).
+  void append_from(const JointRows& other, int j, int a_local, int b_local);
+};
+
+}  // namespace coulomb

@@ -1,0 +1,126 @@
+// Velocity-level joint rows: assembly from the constraint interface and the derived blocks.
+#include <coulomb/constraints.h>
+#include <coulomb/joint_rows.h>
+
+#include <Eigen/Eigenvalues>
+
+namespace coulomb {
+
+void JointRows::clear() {
+  body_a.clear();
+  body_b.clear();
+  row_start.assign(1, 0);
+  J_a.clear();
+  J_b.clear();
+  b.clear();
+  eps.clear();
+  limit.clear();
+  MinvJT_a.clear();
+  MinvJT_b.clear();
+  equality_rows.clear();
+  block_start.assign(1, 0);
+  inverse_start.assign(1, 0);
+  block.clear();
+  inverse.clear();
+}
+
+void JointRows::add_joint(int a, int b_body, const BlockRows& rows, const std::vector<Vec6>& u_free, double dt) {
+  body_a.push_back(a);
+  body_b.push_back(b_body);
+  const auto columns = [&](int body, int r) {
+    if (body < 0) return Vec6(Vec6::Zero());
+    for (int d = 0; d < rows.dofs; ++d)
+      if (rows.dof[std::size_t(d)] == body) return Vec6(rows.J.block<1, 6>(r, 6 * d).transpose());
+    return Vec6(Vec6::Zero());
+  };
+  for (int r = 0; r < rows.rows; ++r) {
+    const Vec6 ja = columns(a, r), jb = columns(b_body, r);
+    double v = rows.value[r] / dt;
+    if (a >= 0) v += ja.dot(u_free[std::size_t(a)]);
+    if (b_body >= 0) v += jb.dot(u_free[std::size_t(b_body)]);
+    J_a.push_back(ja);
+    J_b.push_back(jb);
+    b.push_back(v);
+    eps.push_back(rows.compliance(r, r) / (dt * dt));
+    limit.push_back(rows.kind[std::size_t(r)] == RowKind::Limit ? 1 : 0);
+  }
+  row_start.push_back(int(b.size()));
+}
+
+void JointRows::finalize(const std::vector<double>& inv_mass, const std::vector<Mat3>& inv_inertia) {
+  const int nr = rows();
+  MinvJT_a.assign(std::size_t(nr), Vec6::Zero());
+  MinvJT_b.assign(std::size_t(nr), Vec6::Zero());
+  const auto minv = [&](int body, const Vec6& J) {
+    Vec6 out = Vec6::Zero();
+    if (body < 0) return out;
+    out.head<3>() = inv_mass[std::size_t(body)] * J.head<3>();
+    out.tail<3>() = inv_inertia[std::size_t(body)] * J.tail<3>();
+    return out;
+  };
+  equality_rows.clear();
+  block_start.assign(1, 0);
+  inverse_start.assign(1, 0);
+  block.clear();
+  inverse.clear();
+  for (int j = 0; j < count(); ++j) {
+    const int r0 = row_start[std::size_t(j)], n = rows_of(j);
+    for (int r = r0; r < r0 + n; ++r) {
+      MinvJT_a[std::size_t(r)] = minv(body_a[std::size_t(j)], J_a[std::size_t(r)]);
+      MinvJT_b[std::size_t(r)] = minv(body_b[std::size_t(j)], J_b[std::size_t(r)]);
+    }
+    Eigen::MatrixXd A(n, n);
+    for (int r = 0; r < n; ++r)
+      for (int s = 0; s < n; ++s)
+        A(r, s) = J_a[std::size_t(r0 + r)].dot(MinvJT_a[std::size_t(r0 + s)]) +
+                  J_b[std::size_t(r0 + r)].dot(MinvJT_b[std::size_t(r0 + s)]) + (r == s ? eps[std::size_t(r0 + r)] : 0.0);
+    int m = 0;
+    while (m < n && !limit[std::size_t(r0 + m)]) ++m;
+    equality_rows.push_back(m);
+    for (int r = 0; r < n; ++r)
+      for (int s = 0; s < n; ++s) block.push_back(A(r, s));
+    block_start.push_back(int(block.size()));
+    // the equality block is singular for a joint to a fixed body that cannot move (A = 0) or
+    // for redundant rows: a pseudo-inverse keeps the solve defined (it then moves nothing)
+    const Eigen::MatrixXd E = A.topLeftCorner(m, m);
+    Eigen::MatrixXd Einv = Eigen::MatrixXd::Zero(m, m);
+    if (m > 0 && E.diagonal().maxCoeff() > 0.0) {
+      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(E);
+      const double cut = 1e-12 * es.eigenvalues().cwiseAbs().maxCoeff();
+      Eigen::VectorXd inv = es.eigenvalues();
+      for (int i = 0; i < m; ++i) inv[i] = inv[i] > cut ? 1.0 / inv[i] : 0.0;
+      Einv = es.eigenvectors() * inv.asDiagonal() * es.eigenvectors().transpose();
+    }
+    for (int r = 0; r < m; ++r)
+      for (int s = 0; s < m; ++s) inverse.push_back(Einv(r, s));
+    inverse_start.push_back(int(inverse.size()));
+  }
+}
+
+void JointRows::add_impulse_response(const std::vector<double>& lambda, std::vector<Vec6>& w) const {
+  for (int j = 0; j < count(); ++j) {
+    const int a = body_a[std::size_t(j)], bb = body_b[std::size_t(j)];
+    for (int r = row_start[std::size_t(j)]; r < row_start[std::size_t(j) + 1]; ++r) {
+      const double l = lambda[std::size_t(r)];
+      if (l == 0.0) continue;
+      if (a >= 0) w[std::size_t(a)] += MinvJT_a[std::size_t(r)] * l;
+      if (bb >= 0) w[std::size_t(bb)] += MinvJT_b[std::size_t(r)] * l;
+    }
+  }
+}
+
+void JointRows::append_from(const JointRows& o, int j, int a_local, int b_local) {
+  body_a.push_back(a_local);
+  body_b.push_back(b_local);
+  for (int r = o.row_start[std::size_t(j)]; r < o.row_start[std::size_t(j) + 1]; ++r) {
+    const auto i = std::size_t(r);
+    J_a.push_back(o.J_a[i]);
+    J_b.push_back(o.J_b[i]);
+    b.push_back(o.b[i]);
+    eps.push_back(o.eps[i]);
+    limit.push_back(o.limit[i]);
+  }
+  row_start.push_back(int(b.size()));
+}
+
+}  // namespace coulomb
