@@ -6,6 +6,7 @@
 #include <coulomb/world.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -116,12 +117,14 @@ int info(bool json) {
     return 0;
   }
   std::printf("coulomb %s\n\nsolvers (name, problem kind, what it handles):\n", b.version.c_str());
+  int width = 0;  // of the capabilities column
+  for (const SolverInfo& s : solver_registry()) width = std::max(width, int(solver_capabilities(s).size()) + 2);
   for (const SolverInfo& s : solver_registry()) {
     std::string handles = "[";
     handles += solver_capabilities(s);
     handles += "]";
-    std::printf("  %-12s %-8s  %-16s %s\n", s.name.c_str(), std::string(to_string(s.kind)).c_str(), handles.c_str(),
-                s.description.c_str());
+    std::printf("  %-12s %-8s  %-*s  %s\n", s.name.c_str(), std::string(to_string(s.kind)).c_str(), width,
+                handles.c_str(), s.description.c_str());
   }
   auto list = [](const char* title, const std::vector<std::string>& v) {
     std::printf("%s:", title);
