@@ -228,13 +228,14 @@ void joint_rows(const Configuration& c, const JointConstraint& j, BlockRows& out
       add_body(out, r, j.b, Vec3::Zero(), nb.cross(ui));
     }
     if (j.limited) {
+      // the joint angle is a's rotation relative to b about the axis, -theta
       const HingeAngle h = hinge_angle(f, j);
-      int r = out.add_row(RowKind::Limit, h.theta - j.lo, alpha, 0.0, kInfinity);
-      add_body(out, r, j.a, Vec3::Zero(), h.Ja);
-      add_body(out, r, j.b, Vec3::Zero(), -h.Ja);
-      r = out.add_row(RowKind::Limit, j.hi - h.theta, alpha, 0.0, kInfinity);
+      int r = out.add_row(RowKind::Limit, -h.theta - j.lo, alpha, 0.0, kInfinity);
       add_body(out, r, j.a, Vec3::Zero(), -h.Ja);
       add_body(out, r, j.b, Vec3::Zero(), h.Ja);
+      r = out.add_row(RowKind::Limit, j.hi + h.theta, alpha, 0.0, kInfinity);
+      add_body(out, r, j.a, Vec3::Zero(), h.Ja);
+      add_body(out, r, j.b, Vec3::Zero(), -h.Ja);
     }
   }
   if (j.type == JointType::Prismatic) {
@@ -257,12 +258,13 @@ void joint_rows(const Configuration& c, const JointConstraint& j, BlockRows& out
     }
   }
   if (j.type == JointType::Prismatic && j.limited) {
+    // the slide is a's displacement relative to b along the axis, n . (p_a - p_b)
     const Vec3 n = f.Ra * j.axis_a;
-    const double slide = n.dot(f.pb - f.pa);
+    const double slide = n.dot(f.pa - f.pb);
     int r = out.add_row(RowKind::Limit, slide - j.lo, alpha, 0.0, kInfinity);
-    add_prismatic_row(out, r, j, f, n, 1.0);
-    r = out.add_row(RowKind::Limit, j.hi - slide, alpha, 0.0, kInfinity);
     add_prismatic_row(out, r, j, f, n, -1.0);
+    r = out.add_row(RowKind::Limit, j.hi - slide, alpha, 0.0, kInfinity);
+    add_prismatic_row(out, r, j, f, n, 1.0);
   }
 }
 
@@ -332,7 +334,7 @@ void add_geometric_stiffness(const Configuration& c, const JointConstraint& j, c
                              rotation_hessian_diag(h.ub, h.ua));
       const Vec3 kb = second(h.ub.cross(h.ma), h.ub.cross(h.ua), rotation_hessian_diag(h.ma, h.ub),
                              rotation_hessian_diag(h.ua, h.ub));
-      const double l = lambda[r] - lambda[r + 1];  // the upper row is -theta
+      const double l = lambda[r + 1] - lambda[r];  // the lower row is -theta - lo, the upper hi + theta
       add(j.a, l * ka);
       add(j.b, l * kb);
       r += 2;
@@ -357,7 +359,7 @@ void add_geometric_stiffness(const Configuration& c, const JointConstraint& j, c
   }
   if (j.type == JointType::Prismatic && j.limited) {
     const Vec3 n = f.Ra * j.axis_a;
-    const double l = lambda[r] - lambda[r + 1];
+    const double l = lambda[r + 1] - lambda[r];  // the lower row is -n . (p_b - p_a) - lo
     add(j.a, l * rotation_hessian_diag(n, f.pb - f.xa));
     add(j.b, l * rotation_hessian_diag(n, f.rb));
   }

@@ -1,3 +1,4 @@
+
 // Velocity-level joint rows: assembly from the constraint interface and the derived blocks.
 #include <coulomb/constraints.h>
 #include <coulomb/joint_rows.h>
@@ -35,7 +36,7 @@ void JointRows::add_joint(int a, int b_body, const BlockRows& rows, const std::v
   };
   for (int r = 0; r < rows.rows; ++r) {
     const Vec6 ja = columns(a, r), jb = columns(b_body, r);
-    double v = rows.value[r] / dt;
+    double v = kJointErrorReduction * rows.value[r] / dt;
     if (a >= 0) v += ja.dot(u_free[std::size_t(a)]);
     if (b_body >= 0) v += jb.dot(u_free[std::size_t(b_body)]);
     J_a.push_back(ja);

@@ -55,6 +55,19 @@ ContactCoefficients mix(const MaterialDef& a, const MaterialDef& b) {
   return c;
 }
 
+// Status::Error for step `step`. Building the message may itself run out of memory: then the
+// message is a short string that needs no allocation.
+StepResult step_error(int step, const char* what) {
+  StepResult r;
+  r.status = StepResult::Status::Error;
+  try {
+    r.message = "step " + std::to_string(step) + ": " + what;
+  } catch (...) {
+    r.message = "out of memory";
+  }
+  return r;
+}
+
 }  // namespace
 
 // Every parallel loop of a step (detection, islands, prox-jacobi) runs in this arena, so
@@ -172,7 +185,9 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     j.hi = d.hi;
     j.compliance = d.compliance;
     joints_.push_back(j);
+    if (d.b >= 0 && !d.collide) jointed_pairs_.emplace_back(std::min(d.a, d.b), std::max(d.a, d.b));
   }
+  std::sort(jointed_pairs_.begin(), jointed_pairs_.end());
   for (const AttachDef& a : scene_.attachments)
     for (int v : a.vertices) {
       VertexAttachment va{a.soft, v, a.body, soft_[std::size_t(a.soft)].x[std::size_t(v)]};
@@ -194,6 +209,7 @@ int World::find_body(const std::string& name) const {
 }
 
 BodyState World::body(int id) const {
+  check_id("body", "body", id, model_.size());
   const auto k = std::size_t(id);
   const Pose sp = shape_pose(model_, state_, id);
   BodyState b;
@@ -207,7 +223,22 @@ BodyState World::body(int id) const {
   return b;
 }
 
-int World::detect(std::vector<Contact>& out) { return detect_contacts(detect_input(), out).pairs; }
+int World::detect(std::vector<Contact>& out) {
+  const int pairs = detect_contacts(detect_input(), out).pairs;
+  drop_jointed_contacts(out);
+  return pairs;
+}
+
+// Bodies joined by a joint do not collide with each other unless the joint says so (Box2D's
+// collideConnected, Bullet's disableCollisionsBetweenLinkedBodies): their shapes meet at the
+// joint by design, and contacts there would fight the joint.
+void World::drop_jointed_contacts(std::vector<Contact>& contacts) const {
+  if (jointed_pairs_.empty()) return;
+  std::erase_if(contacts, [&](const Contact& c) {
+    const std::pair<int, int> key(std::min(c.body_a, c.body_b), std::max(c.body_a, c.body_b));
+    return std::binary_search(jointed_pairs_.begin(), jointed_pairs_.end(), key);
+  });
+}
 
 DetectInput World::detect_input() {
   const int nb = model_.size();
@@ -249,13 +280,13 @@ void World::warm_start() {
   const double tol2 = std::pow(std::max(2.0 * scene_.envelope, 1e-3), 2);
   for (std::size_t k = 0; k < contacts_.size(); ++k) {
     const Contact& c = contacts_[k];
-    auto [lo, hi] = std::equal_range(cache_.begin(), cache_.end(), CachedImpulse{c.body_a, c.body_b, {}, {}, {}},
-                                     [](const CachedImpulse& x, const CachedImpulse& y) {
+    auto [lo, hi] = std::equal_range(cache_.begin(), cache_.end(), CachedContactImpulse{c.body_a, c.body_b, {}, {}, {}},
+                                     [](const CachedContactImpulse& x, const CachedContactImpulse& y) {
                                        return std::tie(x.a, x.b) < std::tie(y.a, y.b);
                                      });
     if (lo == hi) continue;
     const Vec3 local = state_.body_pose(c.body_a).apply_inverse(c.point);
-    const CachedImpulse* best = nullptr;
+    const CachedContactImpulse* best = nullptr;
     double best_d2 = tol2;
     for (auto it = lo; it != hi; ++it) {
       const double d2 = (it->local_point - local).squaredNorm();
@@ -360,13 +391,25 @@ SolverStats World::solve(SolveFn fn, const ContactProblem& problem, const Solver
   return settings_.islands ? solve_islands(fn, problem, islands, opt, solution) : fn(problem, opt, solution);
 }
 
+// The step boundary: nothing thrown inside the stages (std::bad_alloc, a library's exception,
+// one rethrown by TBB from a worker thread) leaves step(); it becomes Status::Error, and a failed
+// step, Error or InvalidState, stops the world until set_state().
 StepResult World::step() {
+  if (!failure_.ok()) return failure_;
   StepResult result;
-  threads_->arena.execute([&] { result = run_stages(); });
+  try {
+    threads_->arena.execute([&] { result = run_stages(); });
+  } catch (const std::exception& e) {
+    result = step_error(step_ + 1, e.what());
+  } catch (...) {
+    result = step_error(step_ + 1, "an exception that is not a std::exception");
+  }
+  if (!result.ok()) failure_ = result;
   return result;
 }
 
 StepResult World::run_stages() {
+  if (stage_fault_) stage_fault_(step_ + 1);
   switch (solver_->kind) {  // the stage list of the solver's problem kind (solvers/solver.h)
     case ProblemKind::Position: return run_position_stages();  // world_position.cpp (seed 002)
     case ProblemKind::Velocity: break;                          // the stages below

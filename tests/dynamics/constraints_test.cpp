@@ -256,7 +256,8 @@ TEST(Constraints, JointRowsVanishAtRestAndCountAsDocumented) {
 
 TEST(Constraints, HingeAngleLimitRowsMeasureTheAngleAboutTheAxis) {
   std::vector<Vec3> x{Vec3::Zero(), Vec3::Zero()}, w(2, Vec3::Zero());
-  std::vector<Quat> q{Quat::Identity(), Quat(Eigen::AngleAxisd(0.3, Vec3::UnitZ()))};
+  // a turned by 0.3 about the axis relative to b: the joint angle (a relative to b) is 0.3
+  std::vector<Quat> q{Quat(Eigen::AngleAxisd(0.3, Vec3::UnitZ())), Quat::Identity()};
   Configuration c;
   c.x = x.data();
   c.q = q.data();

@@ -320,12 +320,40 @@ TEST(SceneMistakes, OpenTetgenSurfaceIsRejectedWithItsPointer) {
 TEST(SceneMistakes, JointMistakes) {
   json attach = json::parse(R"({"type": "attach", "soft": "jelly", "vertices": {"box_min": [-1, -1, 2.09], "box_max": [1, 1, 3]}, "body": "b0"})");
   EXPECT_NO_THROW(parse_scene(with(soft_scene(), "/joints", json::array({attach})), "."));
-  expect_error(with(soft_scene(), "/joints", json::array({{{"type", "ball"}}})), "/joints/0/type", "not supported yet");
   expect_error(with(soft_scene(), "/joints", json::array({with(attach, "/soft", "jam")})), "/joints/0/soft", "no soft body");
   expect_error(with(soft_scene(), "/joints", json::array({with(attach, "/body", "b9")})), "/joints/0/body", "no rigid body");
   expect_error(with(soft_scene(), "/joints", json::array({with(attach, "/vertices/box_min", {2, 2, 2})})),
                "/joints/0/vertices", "box_min must not exceed box_max");
   expect_error(with(minimal_scene(), "/joints", json::array({attach})), "/joints/0/soft", "no soft body");
+}
+
+TEST(SceneMistakes, RigidJointMistakes) {
+  json hinge = json::parse(R"({"type": "hinge", "a": "b0", "b": null, "anchor": [0, 0, 2], "axis": [0, 1, 0],
+                               "limits": [-0.5, 0.5], "compliance": 0})");
+  const auto joints = [](const json& j) { return with(minimal_scene(), "/joints", json::array({j})); };
+  EXPECT_EQ(parse_scene(joints(hinge), ".").joints.size(), 1u);
+  expect_error(joints(with(hinge, "/type", "slider")), "/joints/0/type", "expected one of");
+  expect_error(joints(with(hinge, "/a", "b7")), "/joints/0/a", "no rigid body is named 'b7'");
+  expect_error(joints(with(hinge, "/b", "b0")), "/joints/0/b", "two different bodies");
+  expect_error(joints(with(hinge, "/b", "nope")), "/joints/0/b", "use null for the world");
+  expect_error(joints(with(with(hinge, "/a", "floor"), "/b", nullptr)), "/joints/0/a", "both sides of the joint are fixed");
+  expect_error(joints(without(hinge, "/anchor")), "/joints/0/anchor", "missing required key");
+  expect_error(joints(without(hinge, "/axis")), "/joints/0/axis", "missing required key");
+  expect_error(joints(with(hinge, "/axis", {0, 0, 0})), "/joints/0/axis", "must not be zero");
+  expect_error(joints(with(hinge, "/limits", {0.5, -0.5})), "/joints/0/limits", "lo <= hi");
+  expect_error(joints(with(hinge, "/limits", {0.1, 0.5})), "/joints/0/limits", "must lie within [lo, hi]");
+  expect_error(joints(with(hinge, "/limits", {-4, 0.5})), "/joints/0/limits", "(-pi, pi)");
+  expect_error(joints(with(hinge, "/limits", {1})), "/joints/0/limits", "expected [lo, hi]");
+  expect_error(joints(with(hinge, "/compliance", -1)), "/joints/0/compliance", "");
+  expect_error(joints(with(hinge, "/spring", 1)), "/joints/0/spring", "unknown key");
+  json ball = json::parse(R"({"type": "ball", "a": "b0", "b": null, "anchor": [0, 0, 2]})");
+  EXPECT_NO_THROW(parse_scene(joints(ball), "."));
+  expect_error(joints(with(ball, "/axis", {0, 0, 1})), "/joints/0/axis", "no axis");
+  expect_error(joints(with(ball, "/limits", {-1, 1})), "/joints/0/limits", "no limits");
+  json fixed = json::parse(R"({"type": "fixed", "a": "b0", "b": null})");
+  EXPECT_EQ(parse_scene(joints(fixed), ".").joints[0].anchor, Vec3(0, 0, 1));  // body a's position
+  json prismatic = json::parse(R"({"type": "prismatic", "a": "b0", "b": null, "axis": [1, 0, 0], "limits": [-1, 2]})");
+  EXPECT_NO_THROW(parse_scene(joints(prismatic), "."));
 }
 
 TEST(SceneMistakes, GeneratorMistakes) {

@@ -40,7 +40,7 @@ TEST(World, OffCentreHullKeepsTheUsersFrame) {
   EXPECT_NEAR((b.position - Vec3(1, 2, 3)).norm(), 0.0, 1e-12);
   EXPECT_NEAR(std::abs(b.orientation.dot(q)), 1.0, 1e-12);
   // the centre of mass sits at the centroid, and the frame origin's velocity is as given (zero)
-  EXPECT_NEAR((w.state().x[0] - (Vec3(1, 2, 3) + q * Vec3::Constant(0.25))).norm(), 0.0, 1e-12);
+  EXPECT_NEAR((w.rigid_state().x[0] - (Vec3(1, 2, 3) + q * Vec3::Constant(0.25))).norm(), 0.0, 1e-12);
   EXPECT_NEAR(b.velocity.norm(), 0.0, 1e-12);
   // principal axes: the body-frame inertia is diagonal and positive
   EXPECT_TRUE((w.model().inertia[0].array() > 0.0).all());

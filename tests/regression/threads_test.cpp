@@ -34,7 +34,7 @@ RunResult simulate(const std::string& scene_file, int steps, WorldSettings setti
     r.merit.push_back(w.last_stats().solver.merit);
     r.max_islands = std::max(r.max_islands, w.last_stats().islands);
   }
-  r.state = w.state();
+  r.state = w.rigid_state();
   return r;
 }
 
@@ -122,7 +122,7 @@ TEST(Determinism, SoftStackWithXpbdJacobiIsIdenticalOnOneAndTwoThreads) {
     ws.threads = threads;
     World w(std::move(scene), ws);
     while (w.step_count() < w.total_steps()) ASSERT_TRUE(w.step().ok());
-    rigid.push_back(w.state());
+    rigid.push_back(w.rigid_state());
     for (int i = 0; i < w.soft_body_count(); ++i) soft.push_back(w.soft_body(i).x);
   }
   EXPECT_TRUE(bit_identical(rigid[0], rigid[1]));

@@ -77,7 +77,7 @@ RunResult run_coulomb(const coulomb::SceneDef& scene, int threads) {
   coulomb::WorldSettings ws;
   ws.threads = threads;
   coulomb::World world(scene, ws);
-  const coulomb::RigidState start = world.state();
+  const coulomb::RigidState start = world.rigid_state();
   coulomb::ContactSolution solution;
   for (int step = 0; step < scene.steps; ++step) {
     const auto t0 = Clock::now();
@@ -98,7 +98,7 @@ RunResult run_coulomb(const coulomb::SceneDef& scene, int threads) {
     }
     ++r.steps;
   }
-  r.max_drift = drift(world.model(), start, world.state());
+  r.max_drift = drift(world.model(), start, world.rigid_state());
   note_merit(r);
   return r;
 }
@@ -113,7 +113,7 @@ RunResult run_bullet(const coulomb::SceneDef& scene, const BulletSettings& setti
   // Coulomb's model gives the masses, principal inertias and body frames (bullet_world.h)
   const coulomb::World reference(scene);
   const coulomb::RigidModel& model = reference.model();
-  const coulomb::RigidState start = reference.state();
+  const coulomb::RigidState start = reference.rigid_state();
   BulletWorld bw(scene, model, start, settings);
 
   coulomb::RigidState before, after;

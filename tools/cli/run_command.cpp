@@ -68,6 +68,10 @@ int run(const RunArgs& a) {
     }
     output.finish(world);
     if (progress) std::fprintf(stderr, "\n");
+    if (result.status == StepResult::Status::Error) {  // a stage threw (World::step caught it)
+      std::cerr << "coulomb: error at " << result.message << "\n";
+      return 1;
+    }
     if (!result.ok()) {
       std::cerr << "coulomb: simulation became invalid at " << result.message << "\n";
       return 3;

@@ -17,9 +17,10 @@ int main(int argc, char** argv) {
     double max_contacts = 0;
     while (world.step_count() < world.total_steps()) {
       const coulomb::StepResult r = world.step();
-      if (!r.ok()) {
-        std::fprintf(stderr, "simulation became invalid: %s\n", r.message.c_str());
-        return 3;
+      if (!r.ok()) {  // step() never throws: a failure comes back as a status
+        const bool invalid = r.status == coulomb::StepResult::Status::InvalidState;
+        std::fprintf(stderr, "%s: %s\n", invalid ? "simulation became invalid" : "step failed", r.message.c_str());
+        return invalid ? 3 : 1;
       }
       const coulomb::StepStats& s = world.last_stats();
       max_contacts = std::max(max_contacts, double(s.contacts));

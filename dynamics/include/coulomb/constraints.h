@@ -110,7 +110,9 @@ const char* joint_type_name(JointType t);
 //              the slide n . (p_b - p_a)
 //   fixed      ball + 3 angular lock rows 2 vec(q_b q_rel^-1 q_a^-1) = 0
 // Limit rows are unilateral (lambda >= 0): angle - lo >= 0 and hi - angle >= 0 (hinge, rad),
-// slide - lo >= 0 and hi - slide >= 0 (prismatic, m). Compliance applies to every row.
+// slide - lo >= 0 and hi - slide >= 0 (prismatic, m), where the angle is a's rotation relative to
+// b about the axis (right hand) and the slide is a's displacement relative to b along the axis,
+// both 0 at load time. Compliance applies to every row.
 struct JointConstraint {
   JointType type = JointType::Ball;
   int a = -1, b = -1;  // rigid body indices; b (or a) -1 = the world

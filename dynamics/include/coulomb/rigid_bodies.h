@@ -1,7 +1,7 @@
 // Rigid bodies as flat arrays indexed by body id (STYLE.md lessons 1-2).
 //
 // RigidModel is read-only during a step (shapes, masses, materials); RigidState holds what a
-// step changes (q, u), so snapshots and comparisons are copies of RigidState. The body frame
+// step changes (q, u) and is the rigid part of the World's State (engine/state.h). The body frame
 // sits at the centre of mass with axes along the principal axes of inertia, so the body-frame
 // inertia is diagonal; `shape_in_body` places the user's shape frame in that body frame.
 #pragma once

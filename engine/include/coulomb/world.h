@@ -1,12 +1,14 @@
 // The World: owns the model (shapes, bodies, materials, settings) and the state of a simulation
-// and sequences one step as the stages of DESIGN.md. It holds no physics itself.
+// (coulomb/state.h) and sequences one step as the stages of DESIGN.md. It holds no physics itself.
 //
 //   #include <coulomb/world.h>
 //   coulomb::World world(coulomb::load_scene("scenes/wall.json"));
+//   coulomb::State start = world.state();             // a copy of everything a step changes
 //   while (world.step_count() < world.total_steps()) {
 //     if (auto r = world.step(); !r.ok()) { std::cerr << r.message << "\n"; break; }
 //   }
-//   coulomb::BodyState b = world.body(world.find_body("brick_0"));
+//   coulomb::BodyState b = world.body(world.find_body("brick_0"));  // std::out_of_range if missing
+//   world.set_state(start);                           // rewind: the same steps again, bit for bit
 #pragma once
 #include <coulomb/contact.h>
 #include <coulomb/contact_assembly.h>
@@ -17,10 +19,12 @@
 #include <coulomb/position_problem.h>
 #include <coulomb/rigid_bodies.h>
 #include <coulomb/scene.h>
+#include <coulomb/state.h>
 
 #include <array>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace coulomb {
@@ -48,10 +52,15 @@ struct StepStats {
   double detect_ms = 0.0, assemble_ms = 0.0, integrate_ms = 0.0;
 };
 
-// Outcome of a step. A step never throws; a state that became invalid (NaN/Inf, or faster
-// than the speed limit) is reported with the body's id and name, and the world stops stepping.
+// Outcome of a step. A step never throws:
+//  - InvalidState: the state became invalid (NaN/Inf, or faster than the speed limit); `body`
+//    is the rigid body's id (-1 for a soft body) and the message names the step and the body.
+//  - Error: a stage threw (std::bad_alloc, an exception from a library, ...); the exception is
+//    caught at the step boundary and the message is "step N: " followed by its what().
+// After either, the world stops stepping: every further step() returns the same result and
+// changes nothing, until set_state() restores a state.
 struct StepResult {
-  enum class Status { Ok, InvalidState } status = Status::Ok;
+  enum class Status { Ok, InvalidState, Error } status = Status::Ok;
   int body = -1;
   std::string message;
   bool ok() const { return status == Status::Ok; }
@@ -86,7 +95,18 @@ class World {
   World(World&&) noexcept;
   World& operator=(World&&) noexcept;
 
+  // Runs one step (never throws; see StepResult).
   StepResult step();
+
+  // Everything a step changes (coulomb/state.h), as a copy.
+  State state() const;
+  // Restores a State taken from this world (or from a world built from the same scene). After it,
+  // stepping repeats bit for bit what followed state(). It also clears a failed step's result and
+  // the last step's outputs (last_stats, contacts, impulses, problems, islands), which describe a
+  // step that did not lead to the restored state. Throws InputError, changing nothing, if the
+  // sizes (bodies, soft bodies, their vertices) or the contact cache's body ids do not fit, or
+  // if it has joint impulses and this world has no joints.
+  void set_state(const State& s);
 
   int step_count() const { return step_; }
   int total_steps() const { return scene_.steps; }
@@ -97,17 +117,20 @@ class World {
 
   int body_count() const { return model_.size(); }
   // Soft bodies (fem/soft_body.h): mesh, masses and the current vertex positions and velocities.
+  // Ids are 0..soft_body_count()-1; any other id throws std::out_of_range naming it.
   int soft_body_count() const { return int(soft_.size()); }
-  const SoftBody& soft_body(int i) const { return soft_[std::size_t(i)]; }
+  const SoftBody& soft_body(int i) const;
   int find_soft_body(const std::string& name) const;  // -1 if there is none
   // Contacts with a soft side of the last step (position-level solvers only).
   const std::vector<SoftContact>& soft_contacts() const { return soft_contacts_; }
   // The position-level problem of the last step, with its impulses (xpbd-jacobi only).
   const PositionProblem& last_position_problem() const { return pproblem_; }
   int find_body(const std::string& name) const;  // -1 if there is none
+  // Ids are 0..body_count()-1; any other id (e.g. find_body's -1) throws std::out_of_range naming it.
   BodyState body(int id) const;
   const RigidModel& model() const { return model_; }
-  const RigidState& state() const { return state_; }
+  // The rigid part of the state (body frames at the centres of mass), without a copy.
+  const RigidState& rigid_state() const { return state_; }
   // Contacts of the last step and their impulses (normal, t, s, torsion) (unit: N s).
   const std::vector<Contact>& contacts() const { return contacts_; }
   const std::vector<Vec4>& contact_impulses() const { return solution_.lambda; }
@@ -128,7 +151,11 @@ class World {
   void warm_start();
   void remember_impulses();
   void assemble_joints();
+  void drop_jointed_contacts(std::vector<Contact>& contacts) const;
   StepResult check_state() const;
+  // Throws std::out_of_range unless 0 <= id < count, naming World::<accessor> and find_<accessor>
+  // (world_state.cpp).
+  static void check_id(const char* accessor, const char* what, int id, int count);
   StepResult run_stages();
   StepResult run_position_stages();  // world_position.cpp (seed 002)
   DetectInput detect_input();
@@ -158,17 +185,13 @@ class World {
   ContactSolution solution_;
   Islands islands_, gap_islands_;
 
-  // warm start cache: last step's contacts (body a frame point) and world impulses
-  struct CachedImpulse {
-    int a, b;
-    Vec3 local_point;   // contact point in body a's frame
-    Vec3 impulse;       // lambda_n n + lambda_t t + lambda_s s (unit: N s)
-    Vec3 torsion;       // lambda_tau n (unit: N m s)
-  };
-  std::vector<CachedImpulse> cache_;
+  // warm start caches (State): last step's contacts (body a frame point) and world impulses,
+  // and the joint rows' impulses
+  std::vector<CachedContactImpulse> cache_;
   std::vector<double> joint_cache_;  // last step's joint row impulses (warm start)
 
   std::vector<JointConstraint> joints_;  // the model's rigid joints
+  std::vector<std::pair<int, int>> jointed_pairs_;  // (a < b) pairs that do not collide, sorted
 
   // soft bodies and the position-level path (world_position.cpp)
   std::vector<SoftBody> soft_;
@@ -177,9 +200,17 @@ class World {
   std::vector<double> contact_mu_, soft_contact_mu_;
   PositionProblem pproblem_;
 
+  // The State is state_, the soft bodies' x and v, cache_, joint_cache_, step_ and time_
+  // (world_state.cpp).
   int step_ = 0;
   double time_ = 0.0;
   StepStats stats_;
+  StepResult failure_;  // the failed step's result, returned by every later step(); Ok if none
+
+  // Tests only (tests/engine/world_state_test.cpp): called with the step's number inside the
+  // step, in the task arena, so that a test can make a stage throw.
+  friend struct WorldTestAccess;
+  void (*stage_fault_)(int step) = nullptr;
 };
 
 }  // namespace coulomb

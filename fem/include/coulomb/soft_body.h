@@ -1,5 +1,6 @@
 // A tetrahedral soft body as the World keeps it: the model (rest shape, element data, masses,
-// collision surface) and its state (vertex positions and velocities), as flat arrays.
+// collision surface) and its state (vertex positions and velocities), as flat arrays. The
+// World's State (engine/state.h) holds copies of x and v (SoftState); nothing else here changes.
 //
 // Built once from a checked TetMesh placed in the world; the solver sees it only through the
 // PositionProblem the World assembles (DESIGN.md: solvers never touch bodies).

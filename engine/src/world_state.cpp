@@ -1,0 +1,105 @@
+// The World's State (coulomb/state.h): copying it out, restoring it, and the checked handles.
+//
+// The World keeps its state where the stages read it: state_ (rigid x, q, v, w), the soft
+// bodies' x and v (inside SoftBody, beside their rest meshes), cache_ and joint_cache_ (warm
+// starts), step_ and time_. state() gathers copies of exactly these and set_state() writes them back;
+// everything else a step touches is either model (never written during a run) or scratch that
+// the step rebuilds before reading it (contacts, problems, islands, solver buffers). A member
+// that carries information from one step to the next must be added to State and here.
+#include <coulomb/error.h>
+#include <coulomb/world.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+namespace coulomb {
+
+namespace {
+
+std::string size_mismatch(const std::string& what, std::size_t got, std::size_t expected) {
+  return what + " has " + std::to_string(got) + " entries, this world has " + std::to_string(expected) +
+         " (a State from another world?)";
+}
+
+}  // namespace
+
+void World::check_id(const char* accessor, const char* what, int id, int count) {
+  if (id >= 0 && id < count) return;
+  std::string msg = std::string("World::") + accessor + ": " + what + " id " + std::to_string(id) + " is out of range (";
+  msg += count == 0 ? std::string("the world has none") : "valid ids are 0.." + std::to_string(count - 1);
+  if (id == -1) msg += std::string("; -1 is what find_") + accessor + " returns for a name it does not know";
+  throw std::out_of_range(msg + ")");
+}
+
+const SoftBody& World::soft_body(int i) const {
+  check_id("soft_body", "soft body", i, soft_body_count());
+  return soft_[std::size_t(i)];
+}
+
+State World::state() const {
+  State s;
+  s.rigid = state_;
+  s.soft.resize(soft_.size());
+  for (std::size_t i = 0; i < soft_.size(); ++i) s.soft[i] = {soft_[i].x, soft_[i].v};
+  s.contact_cache = cache_;
+  s.joint_cache = joint_cache_;
+  s.step = step_;
+  s.time = time_;
+  return s;
+}
+
+void World::set_state(const State& s) {
+  // check everything first, so that a rejected State changes nothing
+  const std::size_t nb = std::size_t(model_.size());
+  const auto check_size = [](const std::string& what, std::size_t got, std::size_t expected) {
+    if (got != expected) throw InputError("State", size_mismatch(what, got, expected));
+  };
+  check_size("rigid.x", s.rigid.x.size(), nb);
+  check_size("rigid.q", s.rigid.q.size(), nb);
+  check_size("rigid.v", s.rigid.v.size(), nb);
+  check_size("rigid.w", s.rigid.w.size(), nb);
+  check_size("soft", s.soft.size(), soft_.size());
+  for (std::size_t i = 0; i < soft_.size(); ++i) {
+    const std::string name = "soft[" + std::to_string(i) + "] ('" + soft_[i].name + "')";
+    check_size(name + ".x", s.soft[i].x.size(), soft_[i].x.size());
+    check_size(name + ".v", s.soft[i].v.size(), soft_[i].v.size());
+  }
+  for (std::size_t k = 0; k < s.contact_cache.size(); ++k) {
+    const CachedContactImpulse& c = s.contact_cache[k];
+    if (c.a < 0 || std::size_t(c.a) >= nb || c.b < 0 || std::size_t(c.b) >= nb)
+      throw InputError("State", "contact_cache[" + std::to_string(k) + "] refers to bodies " + std::to_string(c.a) +
+                                    " and " + std::to_string(c.b) + ", this world has " + std::to_string(nb));
+    // warm_start() looks entries up by binary search on (a, b)
+    if (k > 0 && std::tie(c.a, c.b) < std::tie(s.contact_cache[k - 1].a, s.contact_cache[k - 1].b))
+      throw InputError("State", "contact_cache is not sorted by body pair at entry " + std::to_string(k));
+  }
+  if (joints_.empty() && !s.joint_cache.empty())
+    throw InputError("State", "joint_cache has " + std::to_string(s.joint_cache.size()) +
+                                  " entries, this world has no joints (a State from another world?)");
+  if (s.step < 0 || !std::isfinite(s.time))
+    throw InputError("State", "step must be >= 0 and time finite (got step " + std::to_string(s.step) + ")");
+
+  state_ = s.rigid;
+  for (std::size_t i = 0; i < soft_.size(); ++i) {
+    soft_[i].x = s.soft[i].x;
+    soft_[i].v = s.soft[i].v;
+  }
+  cache_ = s.contact_cache;
+  joint_cache_ = s.joint_cache;
+  step_ = s.step;
+  time_ = s.time;
+
+  // the last step's outputs belong to another history; a failed step no longer applies
+  failure_ = StepResult{};
+  stats_ = StepStats{};
+  contacts_.clear();
+  solution_ = ContactSolution{};
+  problem_ = ContactProblem{};
+  islands_ = Islands{};
+  soft_contacts_.clear();
+  pproblem_ = PositionProblem{};
+}
+
+}  // namespace coulomb
