@@ -1,4 +1,5 @@
 #include <coulomb/error.h>
+#include <coulomb/log.h>
 #include <coulomb/scene_overrides.h>
 #include <coulomb/solver.h>
 
@@ -39,7 +40,11 @@ SceneDef load_scene(const std::filesystem::path& file, const SceneOverrides& o) 
   std::error_code ec;
   std::filesystem::path folder = std::filesystem::absolute(file, ec).parent_path();
   if (ec) folder = file.parent_path();
-  return parse_scene(doc, folder);
+  SceneDef scene = parse_scene(doc, folder);
+  logger().debug("loaded scene '{}' from {}: {} bodies, {} soft bodies, solver {}, dt {} s, {} steps ({} overrides)",
+                 scene.name, file.string(), scene.bodies.size(), scene.soft_bodies.size(), scene.solver, scene.dt,
+                 scene.steps, o.set.size());
+  return scene;
 }
 
 SceneDef load_scene(const std::filesystem::path& file, const std::vector<std::string>& overrides) {

@@ -17,6 +17,10 @@ contains() {  # contains NAME TEXT (in the last command's output)
   if grep -qF -- "$2" "$tmp/out.txt"; then passes=$((passes + 1))
   else echo "FAIL $1: output lacks '$2'"; sed 's/^/    /' "$tmp/out.txt"; fails=$((fails + 1)); fi
 }
+lacks() {  # lacks NAME TEXT (in the last command's output)
+  if grep -qF -- "$2" "$tmp/out.txt"; then echo "FAIL $1: output has '$2'"; sed 's/^/    /' "$tmp/out.txt"; fails=$((fails + 1))
+  else passes=$((passes + 1)); fi
+}
 
 check info 0 "$exe" info
 contains info-lists-pgs "pgs"
@@ -70,6 +74,21 @@ contains soft-wrong-solver-pointer "/solver/type"
 check info-again 0 "$exe" info
 contains info-soft "[rigid + soft"
 contains info-kind "xpbd-jacobi  position"
+
+# --log-level: global (before or after the subcommand); an unknown level is an argument mistake
+check log-level-bogus 2 "$exe" --log-level bogus info
+contains log-level-bogus-option "--log-level"
+contains log-level-bogus-value "'bogus'"
+check log-level-bogus-after 2 "$exe" validate "$src/scenes/sliding_box.json" --log-level bogus
+contains log-level-bogus-after-option "--log-level"
+check log-level-debug 0 "$exe" --log-level debug validate "$src/scenes/sliding_box.json"
+contains log-level-debug-message "coulomb: debug: loaded scene"
+check log-level-debug-after 0 "$exe" run "$src/scenes/sliding_box.json" --out "$tmp/log" --steps 2 --quiet --log-level=debug
+contains log-level-debug-after-message "loaded scene"
+check log-level-default 0 "$exe" validate "$src/scenes/sliding_box.json"
+lacks log-level-default-quiet "loaded scene"
+check log-level-help 0 "$exe" --help
+contains log-level-help-option "--log-level"
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -1,12 +1,20 @@
 // coulomb: run, validate and describe scenes from the command line.
 #include "commands.h"
 
+#include <coulomb/log.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 
 int main(int argc, char** argv) {
   CLI::App app{"Coulomb: rigid and deformable bodies in frictional contact"};
   app.require_subcommand(1);
+  // global: accepted before or after the subcommand (subcommands pass it up to the app)
+  app.fallthrough();
+  std::string log_level = "warn";
+  app.add_option("--log-level", log_level,
+                 "library diagnostics on stderr: trace, debug, info, warn (default), error, critical or off")
+      ->type_name("LEVEL");
   coulomb::cli::RunArgs args;
 
   auto add_scene_options = [&](CLI::App* cmd) {
@@ -72,6 +80,11 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;  // invalid arguments
   }
+  if (const int code = coulomb::cli::guarded([&] {
+        coulomb::set_log_level(log_level);
+        return 0;
+      }))
+    return code;
   if (run->parsed()) return coulomb::cli::run(args);
   if (validate->parsed()) return coulomb::cli::validate(args);
   if (study->parsed()) return coulomb::cli::study(study_args);

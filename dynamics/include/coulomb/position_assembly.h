@@ -4,7 +4,7 @@
 // The contacts were detected at q^l; their rigid sides keep their lever arms from q^l and their
 // normals for the step, so the solver can re-evaluate every gap at any iterate (seed 002 s.3.2:
 // Phi(q) = n . (x_i + R_i p_i - x_j - R_j p_j), with the rotation linearised; see
-// solvers/position_problem.h for why).
+// position_problem.h for why).
 #pragma once
 #include <coulomb/contact.h>
 #include <coulomb/position_problem.h>

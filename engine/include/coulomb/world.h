@@ -36,7 +36,7 @@ struct StepStats {
   int bodies = 0;
   int contacts = 0;
   int pairs = 0;                 // broadphase candidate pairs
-  int islands = 0;               // contact islands (dynamics/islands.h)
+  int islands = 0;               // contact islands (solvers/islands.h)
   int largest_island = 0;        // contacts of the largest island
   int largest_island_bodies = 0; // moving bodies of the island with the most contacts
   SolverStats solver;            // iterations, residual, merit, converged, time

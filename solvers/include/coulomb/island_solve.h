@@ -1,4 +1,4 @@
-// Solving the contact problem island by island (DESIGN.md stage 4 with dynamics/islands.h).
+// Solving the contact problem island by island (DESIGN.md stage 4 with islands.h).
 //
 // The contacts of different islands share no moving body, so the global problem is block
 // diagonal and each island's block is a problem of its own. solve_islands splits the problem

@@ -29,7 +29,7 @@ struct EnumNames<ProblemKind> {
 using SolveFn = SolverStats (*)(const ContactProblem&, const SolverOptions&, ContactSolution&);
 using SolveAssembledFn = SolverStats (*)(const AssembledProblem&, const SolverOptions&, ContactSolution&);
 struct PositionProblem;
-// Position-level solvers move the problem's DOFs in place (solvers/position_problem.h).
+// Position-level solvers move the problem's DOFs in place (dynamics/position_problem.h).
 using SolvePositionFn = SolverStats (*)(PositionProblem&, const SolverOptions&);
 struct SolverInfo;
 // Parses the scene's "solver" object (its "type" included) into the common keys and the solver's

@@ -1,4 +1,5 @@
 // Assembly helpers of the ContactProblem: derived blocks and matrix-free products.
+#include <coulomb/assert.h>
 #include <coulomb/contact_problem.h>
 
 namespace coulomb {
@@ -25,6 +26,7 @@ static Mat64 minv_jt(double inv_m, const Mat3& inv_I, const Mat46& J) {
 
 void ContactProblem::finalize() {
   const int nc = num_contacts();
+  COULOMB_ASSERT(inv_inertia.size() == inv_mass.size(), "ContactProblem: one inverse inertia per body");
   MinvJT_a.resize(std::size_t(nc)); MinvJT_b.resize(std::size_t(nc)); A_diag.resize(std::size_t(nc));
   for (int k = 0; k < nc; ++k) {
     const auto a = std::size_t(body_a[std::size_t(k)]), bb = std::size_t(body_b[std::size_t(k)]);
@@ -53,20 +55,6 @@ void ContactProblem::contact_velocities(const std::vector<Vec6>& w, std::vector<
   v.resize(body_a.size());
   for (std::size_t k = 0; k < body_a.size(); ++k)
     v[k] = J_a[k] * w[std::size_t(body_a[k])] + J_b[k] * w[std::size_t(body_b[k])] + b[k];
-}
-
-}  // namespace coulomb
-
-#include <coulomb/contact_operator.h>
-
-namespace coulomb {
-
-void AssembledProblem::finalize() {
-  const int nc = num_contacts();
-  A_diag.assign(std::size_t(nc), Mat4::Zero());
-  for (int k = 0; k < nc; ++k)
-    for (int e = row_start[std::size_t(k)]; e < row_start[std::size_t(k) + 1]; ++e)
-      if (col[std::size_t(e)] == k) A_diag[std::size_t(k)] += block[std::size_t(e)];
 }
 
 }  // namespace coulomb

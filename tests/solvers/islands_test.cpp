@@ -1,5 +1,5 @@
 // Islands: connected components of the contact graph with fixed bodies left out
-// (dynamics/islands.h). Oracle: the components are written out by hand.
+// (solvers/islands.h). Oracle: the components are written out by hand.
 #include <coulomb/islands.h>
 #include <gtest/gtest.h>
 

@@ -1,6 +1,7 @@
 // Islands by union-find with path halving and union by index (the smaller root wins, so a
 // root is always its island's smallest body: numbering by smallest body falls out of it).
 // Linear in bodies + contacts up to the inverse Ackermann factor; run once per step.
+#include <coulomb/assert.h>
 #include <coulomb/islands.h>
 
 #include <algorithm>
@@ -28,6 +29,8 @@ void build_islands(int num_bodies, const std::vector<std::uint8_t>& is_fixed, co
   const std::vector<int>& ja = joint_a ? *joint_a : none;
   const std::vector<int>& jb = joint_b ? *joint_b : none;
   const std::size_t nb = std::size_t(num_bodies), nc = body_a.size(), nj = ja.size();
+  COULOMB_ASSERT(is_fixed.size() == nb && body_b.size() == nc && jb.size() == nj,
+                 "build_islands: array sizes disagree");
   // edges: contacts 0..nc-1, then joints; a joint side -1 is the world, which joins nothing
   const auto edge = [&](std::size_t k) {
     return k < nc ? std::pair<int, int>(body_a[k], body_b[k]) : std::pair<int, int>(ja[k - nc], jb[k - nc]);
