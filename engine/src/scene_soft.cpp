@@ -221,14 +221,10 @@ void check_solver_supports(const SceneDef& scene) {
   if (!info) return;
   if ((!scene.soft_bodies.empty() || !scene.attachments.empty()) && !info->soft)
     throw InputError("/solver/type", "solver '" + scene.solver + "' cannot simulate soft bodies; use one that can (" +
-                                         [] {
-                                           std::string s;
-                                           for (const SolverInfo& i : solver_registry())
-                                             if (i.soft) s += (s.empty() ? "" : ", ") + i.name;
-                                           return s;
-                                         }() + ")");
+                                         solver_names_with(&SolverInfo::soft) + ")");
   if (!scene.joints.empty() && !info->joints)
-    throw InputError("/solver/type", "solver '" + scene.solver + "' cannot simulate rigid joints");
+    throw InputError("/solver/type", "solver '" + scene.solver + "' cannot simulate rigid joints; use one that can (" +
+                                         solver_names_with(&SolverInfo::joints) + ")");
 }
 
 }  // namespace coulomb::detail

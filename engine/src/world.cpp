@@ -410,7 +410,10 @@ StepResult World::step() {
 
 StepResult World::run_stages() {
   if (stage_fault_) stage_fault_(step_ + 1);
-  if (solver_->solve_position) return run_position_stages();
+  switch (solver_->kind) {  // the stage list of the solver's problem kind (solvers/solver.h)
+    case ProblemKind::Position: return run_position_stages();  // world_position.cpp (seed 002)
+    case ProblemKind::Velocity: break;                          // the stages below
+  }
   const auto t_step = Clock::now();
   const double dt = scene_.dt;
   const bool moreau = scene_.integrator == IntegratorType::Moreau;

@@ -14,7 +14,7 @@
 // record_history, SolverStats::history gets Theta after every iteration (one extra pass over the
 // contacts per iteration), the last entry being SolverStats::residual.
 //
-// Orderings (SolverOptions::ordering; seed 001 section 5, line 2b of the algorithm: i <- Pi(p)).
+// Orderings (PgsOptions::ordering; seed 001 section 5, line 2b of the algorithm: i <- Pi(p)).
 // Each permutes contacts (a contact's rows stay together, normal first) and is computed once per
 // solve, after the warm start has been projected onto the box:
 //   default  contacts in the order given, the engine's deterministic lexicographic order.
@@ -151,12 +151,12 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
 
   // the permutation Pi of seed 001 section 5, once per solve
   std::vector<int> order;
-  if (opt.ordering == "ipp") {
+  if (opt.pgs.ordering == PgsOrdering::Ipp) {
     std::vector<Vec4> v0;
     all_velocities(op, lambda, v0);  // y = A lambda0 + b
     order = pgs_detail::ipp_order(v0);
-  } else if (opt.ordering == "cp" && point) {
-    order = pgs_detail::cp_order(*point, opt.cp_axis, opt.cp_descending);
+  } else if (opt.pgs.ordering == PgsOrdering::Cp && point) {
+    order = pgs_detail::cp_order(*point, opt.pgs.cp_axis, opt.pgs.cp_descending);
   } else {
     order = pgs_detail::identity_order(nc);
   }
@@ -171,10 +171,10 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   };
 
   stats.converged = nc == 0 && nj == 0;
-  if (nc > 0 && opt.ordering == "esp") {
+  if (nc > 0 && opt.pgs.ordering == PgsOrdering::Esp) {
     for (int it = 0; it < opt.max_iterations; ++it) {
-      const SweepResult n = sweep<0, 0, false>(op, lambda, order, opt.sor);  // eq. 20
-      const SweepResult f = sweep<1, 3, false>(op, lambda, order, opt.sor);  // eq. 21
+      const SweepResult n = sweep<0, 0, false>(op, lambda, order, opt.pgs.sor);  // eq. 20
+      const SweepResult f = sweep<1, 3, false>(op, lambda, order, opt.pgs.sor);  // eq. 21
       const JointSweep j = joints();
       stats.iterations = it + 1;
       if (small(std::max({n.max_delta, f.max_delta, j.max_delta}), std::max({n.max_lambda, f.max_lambda, j.max_lambda}))) {
@@ -183,13 +183,13 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
       }
       record(it);
     }
-  } else if (nc > 0 && opt.ordering == "gsp") {
+  } else if (nc > 0 && opt.pgs.ordering == PgsOrdering::Gsp) {
     int set = 0;                      // 0: normal rows, 1: friction rows
     int previous = -1;                // the set of the previous sweep if it met the stopping test
     double set_max_lambda[2] = {0.0, 0.0};
     for (int it = 0; it < opt.max_iterations; ++it) {
-      const SweepResult s = set == 0 ? sweep<0, 0, true>(op, lambda, order, opt.sor)
-                                     : sweep<1, 3, true>(op, lambda, order, opt.sor);
+      const SweepResult s = set == 0 ? sweep<0, 0, true>(op, lambda, order, opt.pgs.sor)
+                                     : sweep<1, 3, true>(op, lambda, order, opt.pgs.sor);
       const JointSweep j = joints();  // joints join every set sweep
       stats.iterations = it + 1;
       set_max_lambda[set] = s.max_lambda;  // the other set is unchanged since its last sweep
@@ -207,7 +207,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
     }
   } else {
     for (int it = 0; it < opt.max_iterations && nc + nj > 0; ++it) {
-      const SweepResult s = sweep<0, 3, false>(op, lambda, order, opt.sor);
+      const SweepResult s = sweep<0, 3, false>(op, lambda, order, opt.pgs.sor);
       const JointSweep j = joints();
       stats.iterations = it + 1;
       if (small(std::max(s.max_delta, j.max_delta), std::max(s.max_lambda, j.max_lambda))) {
@@ -231,7 +231,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
 }  // namespace
 
 SolverStats solve_pgs(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
-  if (opt.ordering == "cp" && p.point.size() != std::size_t(p.num_contacts()))
+  if (opt.pgs.ordering == PgsOrdering::Cp && p.point.size() != std::size_t(p.num_contacts()))
     throw std::invalid_argument("pgs ordering \"cp\": ContactProblem::point must hold one position per contact");
   MatrixFreeOperator op(p, &sol.joint_lambda);
   return pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point);

@@ -134,18 +134,18 @@ struct ContactR {
 
 // R0 of the chosen strategy (section 4.2): global r I, local 1 / A_ii per row (eq. 39),
 // blocked blockdiag(1 / A_nn, A_ff^-1) (eq. 40); then the friction metric for that R0.
-ContactR make_r(const Mat4& A, const Vec3& mu, const SolverOptions& opt, double global_r) {
+ContactR make_r(const Mat4& A, const Vec3& mu, const ProxOptions& opt, double global_r) {
   ContactR c;
   c.R0.setZero();
   for (int i = 0; i < 3; ++i)
     if (mu[i] > 0.0) c.idx[std::size_t(c.nf++)] = i;
   auto inv_diag = [&](int row) { return A(row, row) > 0.0 ? opt.r_initial / A(row, row) : 1.0; };
-  if (opt.r_strategy == "global") {
+  if (opt.strategy == RStrategy::Global) {
     c.R0 = global_r * Mat4::Identity();
   } else {
     c.R0(0, 0) = inv_diag(0);
     for (int i = 1; i < 4; ++i) c.R0(i, i) = inv_diag(i);
-    if (opt.r_strategy == "blocked" && c.nf > 0) {
+    if (opt.strategy == RStrategy::Blocked && c.nf > 0) {
       // the inverse of the friction block over the coordinates that carry friction
       Eigen::MatrixXd Af(c.nf, c.nf);
       for (int i = 0; i < c.nf; ++i)
@@ -232,7 +232,7 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
   // takes the reciprocal of the largest diagonal entry of A, a scale-free stand-in for the
   // theory's 1 / (|lambda_min| + |lambda_max|) (section 4.2) that keeps each Gauss-Seidel block
   // update non-expansive.
-  double global_r = opt.r_initial;
+  double global_r = opt.prox.r_initial;
   if (!(global_r > 0.0)) {
     double a_max = 0.0;
     for (int k = 0; k < nc; ++k) a_max = std::max(a_max, op.diag(k).diagonal().maxCoeff());
@@ -241,7 +241,7 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
   std::vector<ContactR> R(static_cast<std::size_t>(nc));
   double scale = 0.0;  // of the impulses: |lambda^0| and |R b|
   for (int k = 0; k < nc; ++k) {
-    R[std::size_t(k)] = make_r(op.diag(k), op.mu(k), opt, global_r);
+    R[std::size_t(k)] = make_r(op.diag(k), op.mu(k), opt.prox, global_r);
     lambda[std::size_t(k)] = feasible(lambda[std::size_t(k)], op.mu(k));
     scale = std::max({scale, lambda[std::size_t(k)].cwiseAbs().maxCoeff(), (R[std::size_t(k)].R0 * op.b(k)).cwiseAbs().maxCoeff()});
   }
@@ -296,7 +296,7 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
     if (r_next > r_prev * (gauss_seidel ? 1.0 : 1.0 - kMinDecrease)) {
       // divergence: keep lambda^k, shrink every r (lines 11-12); Gauss-Seidel's w moved with the
       // rejected sweep and is rebuilt from lambda^k
-      r_scale *= opt.r_nu;
+      r_scale *= opt.prox.r_nu;
       ++stats.divergence_detections;
       if (gauss_seidel) op.reset(lambda);
       if (opt.record_history) stats.history.push_back(stats.residual);

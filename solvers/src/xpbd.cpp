@@ -480,7 +480,7 @@ SolverStats Solver::run() {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   SolverStats st;
-  gs_ = o_.gauss_seidel;
+  gs_ = o_.xpbd.gauss_seidel;
   // every step starts from zero impulses (no warm start at position level: solvers/README.md)
   std::fill(p_.contact_impulse.begin(), p_.contact_impulse.end(), Vec3::Zero());
   std::fill(p_.element_impulse.begin(), p_.element_impulse.end(), Vec6::Zero());
@@ -491,7 +491,7 @@ SolverStats Solver::run() {
   prev_attach_ = p_.attachment_impulse;
   prev_joint_ = p_.joint_impulse;
 
-  const bool nesterov = o_.nesterov && !gs_;
+  const bool nesterov = o_.xpbd.nesterov && !gs_;
   double theta = 1.0;
   const int n = count();
   progress_.assign(std::size_t(n), 0.0);
@@ -505,7 +505,7 @@ SolverStats Solver::run() {
     }
     double max_change = 0.0, max_impulse = 0.0;
     if (gs_) {
-      for (int k = 0; k < n; ++k) max_change = std::max(max_change, update(k, o_.omega, 0.0, nullptr));
+      for (int k = 0; k < n; ++k) max_change = std::max(max_change, update(k, o_.xpbd.omega, 0.0, nullptr));
     } else {
       // keep P_k: after the sweep it becomes P_{k-1} of the momentum term (buffers reused)
       cur_contact_.assign(p_.contact_impulse.begin(), p_.contact_impulse.end());
@@ -515,7 +515,7 @@ SolverStats Solver::run() {
       tbb::parallel_for(tbb::blocked_range<int>(0, n, 64), [&](const tbb::blocked_range<int>& range) {
         for (int k = range.begin(); k < range.end(); ++k) {
           Slot* slots = slots_.data() + slot_start_[std::size_t(k)];
-          change[std::size_t(k)] = update(k, o_.omega / scale_[std::size_t(k)], beta, slots);
+          change[std::size_t(k)] = update(k, o_.xpbd.omega / scale_[std::size_t(k)], beta, slots);
         }
       });
       prev_contact_.swap(cur_contact_);

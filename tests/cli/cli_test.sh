@@ -72,7 +72,8 @@ done
 check soft-wrong-solver 2 "$exe" validate "$src/scenes/soft_stack.json" --solver prox-gs
 contains soft-wrong-solver-pointer "/solver/type"
 check info-again 0 "$exe" info
-contains info-soft "[rigid + soft]"
+contains info-soft "[rigid + soft"
+contains info-kind "xpbd-jacobi  position"
 
 # --log-level: global (before or after the subcommand); an unknown level is an argument mistake
 check log-level-bogus 2 "$exe" --log-level bogus info

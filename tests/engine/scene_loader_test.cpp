@@ -61,7 +61,7 @@ TEST(SceneLoader, FullSceneRoundTripsEveryValue) {
   EXPECT_DOUBLE_EQ(s.solver_options.abs_tol, 1e-7);
   EXPECT_DOUBLE_EQ(s.solver_options.rel_tol, 1e-5);
   EXPECT_FALSE(s.solver_options.warm_start);
-  EXPECT_DOUBLE_EQ(s.solver_options.sor, 1.3);
+  EXPECT_DOUBLE_EQ(s.solver_options.pgs.sor, 1.3);
   EXPECT_EQ(s.stabilization, StabilizationType::Baumgarte);
   EXPECT_DOUBLE_EQ(s.baumgarte_beta, 0.3);
   EXPECT_DOUBLE_EQ(s.envelope, 0.02);

@@ -18,7 +18,8 @@ using namespace coulomb;
 
 namespace {
 
-const std::vector<std::string> kOrderings = {"default", "ipp", "cp", "esp", "gsp"};
+const std::vector<PgsOrdering> kOrderings = {PgsOrdering::Default, PgsOrdering::Ipp, PgsOrdering::Cp, PgsOrdering::Esp,
+                                              PgsOrdering::Gsp};
 
 // Dense A (4nc x 4nc) of a ContactProblem, built independently of the operators:
 // A = J M^-1 J^T with J assembled from the per-contact blocks (seed 001 eq. 3).
@@ -143,13 +144,13 @@ ContactProblem permuted(const ContactProblem& p, const std::vector<int>& perm) {
   return out;
 }
 
-SolverOptions tight(const std::string& ordering, double sor = 1.0) {
+SolverOptions tight(PgsOrdering ordering, double sor = 1.0) {
   SolverOptions o;
-  o.ordering = ordering;
+  o.pgs.ordering = ordering;
   o.max_iterations = 100000;
   o.abs_tol = 1e-14;
   o.rel_tol = 0.0;
-  o.sor = sor;
+  o.pgs.sor = sor;
   return o;
 }
 
@@ -174,13 +175,13 @@ TEST(PgsTheta, ZeroAtTheExactSolutionPositiveElsewhere) {
   }
   // and the solver reports it: ~0 once converged
   ContactSolution sol;
-  const SolverStats st = find_solver("pgs")->solve(p, tight("default"), sol);
+  const SolverStats st = find_solver("pgs")->solve(p, tight(PgsOrdering::Default), sol);
   EXPECT_TRUE(st.converged);
   EXPECT_LT(st.residual, 1e-28);
   // a sliding contact: the box face is part of the solution, Theta still vanishes there
   const ContactProblem sliding = one_contact(Vec3(1.0, 0.3, -0.0981), 0.5);
   ContactSolution s2;
-  const SolverStats st2 = find_solver("pgs")->solve(sliding, tight("default"), s2);
+  const SolverStats st2 = find_solver("pgs")->solve(sliding, tight(PgsOrdering::Default), s2);
   EXPECT_LT(st2.residual, 1e-28);
   EXPECT_NEAR(std::abs(s2.lambda[0][1]), 0.5 * s2.lambda[0][0], 1e-12);  // on the box face
 }
@@ -224,7 +225,7 @@ TEST(PgsTheta, MatchesADirectEvaluationOfEq22And23) {
     EXPECT_NEAR(pgs_detail::theta(mop, l), direct, 1e-12 * direct);
   }
   // SolverStats::residual is Theta of the impulses returned (a few sweeps: not yet converged)
-  for (const std::string& ordering : kOrderings) {
+  for (const PgsOrdering ordering : kOrderings) {
     SolverOptions o = tight(ordering);
     o.max_iterations = 3;
     ContactSolution sol;
@@ -249,14 +250,14 @@ TEST(PgsOrderings, AllReachTheSameSolutionThroughBothOperators) {
   ASSERT_GT(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(As).eigenvalues().minCoeff(), 1e-6);
 
   ContactSolution reference;
-  const SolverStats ref = find_solver("pgs")->solve(p, tight("default"), reference);
+  const SolverStats ref = find_solver("pgs")->solve(p, tight(PgsOrdering::Default), reference);
   ASSERT_TRUE(ref.converged);
   // sticking and sliding contacts (all pressed) and a torsion row
   EXPECT_GT(reference.lambda[2][0], 0.0);
   EXPECT_NEAR(std::abs(reference.lambda[2][1]), 0.3 * reference.lambda[2][0], 1e-12);  // ball 2 slides
   EXPECT_LT(ref.residual, 1e-24);
   for (const double sor : {1.0, 1.3}) {
-    for (const std::string& ordering : kOrderings) {
+    for (const PgsOrdering ordering : kOrderings) {
       ContactSolution mf, as;
       const SolverStats a = find_solver("pgs")->solve(p, tight(ordering, sor), mf);
       const SolverStats b = find_solver("pgs")->solve_assembled(q, tight(ordering, sor), as);
@@ -271,10 +272,10 @@ TEST(PgsOrderings, AllReachTheSameSolutionThroughBothOperators) {
   }
   // the warm start from the solution is kept by every ordering: one iteration (GSP: one sweep
   // of each set) finds nothing left to do
-  for (const std::string& ordering : kOrderings) {
+  for (const PgsOrdering ordering : kOrderings) {
     ContactSolution sol = reference;
     const SolverStats st = find_solver("pgs")->solve(p, tight(ordering), sol);
-    EXPECT_EQ(st.iterations, ordering == "gsp" ? 2 : 1) << ordering;
+    EXPECT_EQ(st.iterations, ordering == PgsOrdering::Gsp ? 2 : 1) << ordering;
     EXPECT_LT(max_diff(sol.lambda, reference.lambda), 1e-12) << ordering;
   }
 }
@@ -310,7 +311,7 @@ TEST(PgsOrderings, SweepsAreTheScalarAlgorithmUnderTheirRowPermutation) {
     }
   }
   for (const int iterations : {1, 3}) {
-    SolverOptions o = tight("default");
+    SolverOptions o = tight(PgsOrdering::Default);
     o.max_iterations = iterations;
     const std::vector<Vec4> zero(std::size_t(nc), Vec4::Zero());
     std::vector<Vec4> by_default = zero, by_esp = zero;
@@ -322,14 +323,14 @@ TEST(PgsOrderings, SweepsAreTheScalarAlgorithmUnderTheirRowPermutation) {
     ContactSolution d, e;  // cold starts
     find_solver("pgs")->solve(p, o, d);
     EXPECT_LT(max_diff(d.lambda, by_default), 1e-15);
-    o.ordering = "esp";
+    o.pgs.ordering = PgsOrdering::Esp;
     find_solver("pgs")->solve(p, o, e);
     EXPECT_LT(max_diff(e.lambda, by_esp), 1e-15);
   }
   // GSP starts with the normal set; its first iteration is one normal sweep
   std::vector<Vec4> by_gsp(std::size_t(nc), Vec4::Zero());
   scalar_pgs_pass(A, p.b, p.mu, normal_rows, by_gsp);
-  SolverOptions o = tight("gsp");
+  SolverOptions o = tight(PgsOrdering::Gsp);
   o.max_iterations = 1;
   ContactSolution sol;
   const SolverStats st = find_solver("pgs")->solve(p, o, sol);
@@ -358,9 +359,9 @@ TEST(PgsOrderings, AssembledRandomSpdProblem) {
   }
   q.finalize();
   ContactSolution reference;
-  ASSERT_TRUE(find_solver("pgs")->solve_assembled(q, tight("default"), reference).converged);
+  ASSERT_TRUE(find_solver("pgs")->solve_assembled(q, tight(PgsOrdering::Default), reference).converged);
   EXPECT_EQ(reference.lambda[4][0], 0.0);  // separating
-  for (const std::string& ordering : kOrderings) {
+  for (const PgsOrdering ordering : kOrderings) {
     ContactSolution sol;
     const SolverStats st = find_solver("pgs")->solve_assembled(q, tight(ordering), sol);
     EXPECT_TRUE(st.converged) << ordering;
@@ -371,7 +372,7 @@ TEST(PgsOrderings, AssembledRandomSpdProblem) {
 TEST(PgsOrderings, HistoryHasOneEntryPerIterationEndingAtTheResidual) {
   const ContactProblem p = three_balls();
   const AssembledProblem q = assembled_from(p);
-  for (const std::string& ordering : kOrderings) {
+  for (const PgsOrdering ordering : kOrderings) {
     for (const int max_it : {7, 100000}) {  // stopped by max_iterations, and converged
       SolverOptions o = tight(ordering);
       o.abs_tol = 1e-10;
@@ -409,15 +410,15 @@ TEST(PgsOrderings, CoordinatePermutation) {
   const std::vector<int> up = pgs_detail::cp_order(p.point, Vec3::UnitZ(), false);
   ASSERT_EQ(up, (std::vector<int>{0, 1, 3, 2}));
   EXPECT_EQ(p.point[std::size_t(up.front())].z(), 0.0);  // the lowest contact first
-  SolverOptions one = tight("cp");
+  SolverOptions one = tight(PgsOrdering::Cp);
   one.max_iterations = 1;
   for (const bool descending : {false, true}) {
-    one.ordering = "cp";
-    one.cp_descending = descending;
+    one.pgs.ordering = PgsOrdering::Cp;
+    one.pgs.cp_descending = descending;
     ContactSolution by_cp, by_default;
     find_solver("pgs")->solve(p, one, by_cp);
     const std::vector<int> perm = descending ? std::vector<int>{2, 3, 0, 1} : std::vector<int>{0, 1, 3, 2};
-    one.ordering = "default";
+    one.pgs.ordering = PgsOrdering::Default;
     find_solver("pgs")->solve(permuted(p, perm), one, by_default);
     for (std::size_t v = 0; v < perm.size(); ++v)
       EXPECT_LT((by_cp.lambda[std::size_t(perm[v])] - by_default.lambda[v]).cwiseAbs().maxCoeff(), 1e-15)
@@ -425,21 +426,21 @@ TEST(PgsOrderings, CoordinatePermutation) {
   }
   // and the order of one sweep does matter on this problem
   ContactSolution asc, desc;
-  one.ordering = "cp";
-  one.cp_descending = false;
+  one.pgs.ordering = PgsOrdering::Cp;
+  one.pgs.cp_descending = false;
   find_solver("pgs")->solve(p, one, asc);
-  one.cp_descending = true;
+  one.pgs.cp_descending = true;
   find_solver("pgs")->solve(p, one, desc);
   EXPECT_GT(max_diff(asc.lambda, desc.lambda), 1e-4);
 
   // an assembled (FCLib) problem has no positions: "cp" is exactly the default order
   const AssembledProblem q = assembled_from(p);
-  SolverOptions o = tight("cp");
-  o.cp_descending = true;
+  SolverOptions o = tight(PgsOrdering::Cp);
+  o.pgs.cp_descending = true;
   o.max_iterations = 3;
   ContactSolution with_cp, with_default;
   find_solver("pgs")->solve_assembled(q, o, with_cp);
-  o.ordering = "default";
+  o.pgs.ordering = PgsOrdering::Default;
   find_solver("pgs")->solve_assembled(q, o, with_default);
   EXPECT_EQ(max_diff(with_cp.lambda, with_default.lambda), 0.0);
 }
@@ -455,21 +456,21 @@ TEST(PgsOrderings, CpNeedsContactPositions) {
   ContactProblem p = three_balls();
   p.point.clear();
   ContactSolution sol;
-  EXPECT_THROW(find_solver("pgs")->solve(p, tight("cp"), sol), std::invalid_argument);
-  EXPECT_NO_THROW(find_solver("pgs")->solve(p, tight("esp"), sol));
+  EXPECT_THROW(find_solver("pgs")->solve(p, tight(PgsOrdering::Cp), sol), std::invalid_argument);
+  EXPECT_NO_THROW(find_solver("pgs")->solve(p, tight(PgsOrdering::Esp), sol));
 }
 
 namespace {
 
 // Four boxes stacked on a fixed ground box, solved with the given ordering.
-nlohmann::json box_stack(const std::string& ordering) {
+nlohmann::json box_stack(PgsOrdering ordering) {
   nlohmann::json bodies = {{{"name", "ground"}, {"shape", "ground"}, {"fixed", true}, {"position", {0, 0, -0.1}}}};
   for (int i = 0; i < 4; ++i)
     bodies.push_back({{"name", "box" + std::to_string(i)}, {"shape", "box"}, {"position", {0.02 * i, 0, 0.1 + 0.2 * i}}});
   return {{"format", "coulomb-scene/1"},
           {"time", {{"dt", 0.01}, {"steps", 60}}},
           {"solver",
-           {{"type", "pgs"}, {"ordering", ordering}, {"max_iterations", 20000}, {"abs_tol", 1e-6}, {"rel_tol", 1e-6}}},
+           {{"type", "pgs"}, {"ordering", std::string(to_string(ordering))}, {"max_iterations", 20000}, {"abs_tol", 1e-6}, {"rel_tol", 1e-6}}},
           {"materials", {{"default", {{"density", 500}, {"friction", 0.6}}}}},
           {"shapes",
            {{"ground", {{"type", "box"}, {"half_extents", {1, 1, 0.1}}}},
@@ -480,7 +481,7 @@ nlohmann::json box_stack(const std::string& ordering) {
 }  // namespace
 
 TEST(PgsOrderings, StaggeredOrderingsConvergeOnABoxStack) {
-  for (const std::string& ordering : kOrderings) {
+  for (const PgsOrdering ordering : kOrderings) {
     World w(parse_scene(box_stack(ordering), "."));
     const Vec3 top0 = w.body(w.find_body("box3")).position;
     double iterations = 0.0, theta = 0.0;
@@ -498,7 +499,7 @@ TEST(PgsOrderings, StaggeredOrderingsConvergeOnABoxStack) {
               << ", converged " << converged << "/" << steps << ", max Theta " << theta << "\n";
     // the staggered orderings must converge on every step; the load distribution of a stack is
     // statically indeterminate, so the counts of all orderings vary a lot from step to step
-    if (ordering == "esp" || ordering == "gsp") {
+    if (ordering == PgsOrdering::Esp || ordering == PgsOrdering::Gsp) {
       EXPECT_EQ(converged, steps) << ordering;
     }
     EXPECT_LT(theta, 1e-8) << ordering;

@@ -108,20 +108,18 @@ std::pair<double, Vec3> totals(const ContactSolution& sol) {
   return {n, f};
 }
 
-SolverOptions tight(const std::string& strategy) {
+SolverOptions tight(RStrategy strategy) {
   SolverOptions o;
   o.max_iterations = 5000;
   o.abs_tol = 1e-12;
   o.rel_tol = 1e-12;
-  o.r_strategy = strategy;
-  o.r_initial = strategy == "global" ? 0.0 : 1.0;  // global: auto
-  o.r_nu = strategy == "local" ? 0.9 : 0.5;
+  o.prox = ProxOptions::for_strategy(strategy);  // global: auto
   return o;
 }
 
 }  // namespace
 
-class ProxSchemes : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+class ProxSchemes : public ::testing::TestWithParam<std::tuple<std::string, RStrategy>> {};
 
 TEST_P(ProxSchemes, DiagonalSlidingGivesExactCoulombFriction) {
   const auto& [solver, strategy] = GetParam();
@@ -140,14 +138,14 @@ TEST_P(ProxSchemes, DiagonalSlidingGivesExactCoulombFriction) {
 
 INSTANTIATE_TEST_SUITE_P(SchemesAndStrategies, ProxSchemes,
                          ::testing::Combine(::testing::Values("prox-gs", "prox-jacobi"),
-                                            ::testing::Values("global", "local", "blocked")));
+                                            ::testing::Values(RStrategy::Global, RStrategy::Local, RStrategy::Blocked)));
 
 TEST(Prox, BoxFrictionOfPgsIsNotIsotropic) {
   // the same diagonal slide with PGS: each tangent is bounded by mu lambda_n separately, so the
   // friction magnitude reaches sqrt(2) mu lambda_n (seed 000 section 3.1's outer approximation)
   const ContactProblem p = box_on_ground(Vec3(1.0 / std::sqrt(2.0), 1.0 / std::sqrt(2.0), -0.0981), 0.3);
   ContactSolution sol;
-  find_solver("pgs")->solve(p, tight("global"), sol);
+  find_solver("pgs")->solve(p, tight(RStrategy::Global), sol);
   const auto [n, f] = totals(sol);
   EXPECT_GT(f.norm(), 1.3 * 0.3 * n);
 }
@@ -155,8 +153,8 @@ TEST(Prox, BoxFrictionOfPgsIsNotIsotropic) {
 TEST(Prox, DivergenceIsDetectedAndRecovered) {
   // an r far too large for this A: the first sweeps diverge, r is halved until they do not
   const ContactProblem p = box_on_ground(Vec3(0.2, 0.1, -0.0981), 0.5);
-  SolverOptions o = tight("global");
-  o.r_initial = 5.0;  // the paper's hardwired value, far too large for a 2 kg box (A_ii ~ 3)
+  SolverOptions o = tight(RStrategy::Global);
+  o.prox.r_initial = 5.0;  // the paper's hardwired value, far too large for a 2 kg box (A_ii ~ 3)
   o.record_history = true;
   ContactSolution sol;
   const SolverStats st = find_solver("prox-gs")->solve(p, o, sol);
@@ -168,7 +166,7 @@ TEST(Prox, DivergenceIsDetectedAndRecovered) {
 
 TEST(Prox, JacobiIsIdenticalOnOneAndTwoThreads) {
   const ContactProblem p = box_on_ground(Vec3(0.3, -0.1, -0.0981), 0.4);
-  SolverOptions o = tight("local");
+  SolverOptions o = tight(RStrategy::Local);
   o.max_iterations = 50;
   ContactSolution one, two;
   find_solver("prox-jacobi")->solve(p, o, one);

@@ -18,7 +18,7 @@ SolverOptions options(bool gauss_seidel, int iterations = 50) {
   o.max_iterations = iterations;
   o.abs_tol = 1e-12;
   o.rel_tol = 0.0;
-  o.gauss_seidel = gauss_seidel;
+  o.xpbd.gauss_seidel = gauss_seidel;
   return o;
 }
 

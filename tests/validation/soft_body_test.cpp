@@ -130,7 +130,7 @@ TEST(Cantilever, XpbdSettlesAtTheStaticFemDeflection) {
     p.elements.push_back(PbdElement{body.mesh.tets[t], body.Dm_inv[t], body.rest_volume[t], 0});
   p.px = body.x;
   SolverOptions o;
-  o.gauss_seidel = true;
+  o.xpbd.gauss_seidel = true;
   o.max_iterations = 200;
   o.abs_tol = o.rel_tol = 0.0;
   for (int step = 0; step < 300; ++step) {
@@ -169,7 +169,7 @@ TEST(Stretch, NeoHookeanKeepsVolumeWhereLinearModelsLoseIt) {
     for (std::size_t t = 0; t < body.mesh.tets.size(); ++t)
       p.elements.push_back(PbdElement{body.mesh.tets[t], body.Dm_inv[t], body.rest_volume[t], 0});
     SolverOptions o;
-    o.gauss_seidel = true;
+    o.xpbd.gauss_seidel = true;
     o.max_iterations = 30;
     o.abs_tol = o.rel_tol = 0.0;
     // the ends are pulled apart over 100 steps (a loading path: one Newton-like jump to 1.5x

@@ -2,6 +2,7 @@
 // SCENE_FORMAT.md: 0 success, 1 other failure, 2 invalid scene or arguments, 3 invalid state.
 #pragma once
 #include <coulomb/error.h>
+#include <coulomb/solver_options.h>
 
 #include <exception>
 #include <iostream>
@@ -31,7 +32,7 @@ struct FclibArgs {
   double tol = 1e-8;                 // abs_tol and rel_tol
   int max_iterations = 10000;
   bool json = false;                 // one JSON object per line instead of a table
-  std::string r_strategy = "local";  // PROX r-factor strategy (seed 000 section 4.2)
+  RStrategy r_strategy = RStrategy::Local;  // PROX r-factor strategy (seed 000 section 4.2)
 };
 
 struct StudyArgs {

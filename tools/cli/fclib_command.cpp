@@ -82,9 +82,7 @@ int fclib(const FclibArgs& a) {
   opt.abs_tol = a.tol;
   opt.rel_tol = a.tol;
   opt.warm_start = false;  // every run starts from lambda = 0
-  opt.r_strategy = a.r_strategy;  // the paper's defaults per strategy (registry.cpp parse_r_factor)
-  opt.r_initial = a.r_strategy == "global" ? 0.0 : 1.0;
-  opt.r_nu = a.r_strategy == "local" ? 0.9 : 0.5;
+  opt.prox = ProxOptions::for_strategy(a.r_strategy);  // the paper's defaults per strategy
 
   Table table;
   for (const std::string& f : a.files)

@@ -64,8 +64,10 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   fclib->add_option("--max-iterations", fclib_args.max_iterations, "iteration limit (default 10000)")
       ->check(CLI::Range(1, 100000000));
-  fclib->add_option("--r-strategy", fclib_args.r_strategy, "PROX r-factor strategy: global (r = 1/max A_ii), local, blocked")
-      ->check(CLI::IsMember({"global", "local", "blocked"}));
+  std::string r_strategy(coulomb::to_string(fclib_args.r_strategy));
+  const auto& r_strategies = coulomb::EnumNames<coulomb::RStrategy>::names;
+  fclib->add_option("--r-strategy", r_strategy, "PROX r-factor strategy: global (r = 1/max A_ii), local, blocked")
+      ->check(CLI::IsMember(std::vector<std::string>(r_strategies.begin(), r_strategies.end())));
   fclib->add_flag("--json", fclib_args.json, "one JSON object per line instead of a table");
 
   try {
@@ -86,6 +88,9 @@ int main(int argc, char** argv) {
   if (run->parsed()) return coulomb::cli::run(args);
   if (validate->parsed()) return coulomb::cli::validate(args);
   if (study->parsed()) return coulomb::cli::study(study_args);
-  if (fclib->parsed()) return coulomb::cli::fclib(fclib_args);
+  if (fclib->parsed()) {
+    fclib_args.r_strategy = *coulomb::enum_from_string<coulomb::RStrategy>(r_strategy);
+    return coulomb::cli::fclib(fclib_args);
+  }
   return coulomb::cli::info(json);
 }

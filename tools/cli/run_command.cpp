@@ -6,6 +6,7 @@
 #include <coulomb/world.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -107,8 +108,8 @@ int info(bool json) {
   if (json) {
     nlohmann::json solvers = nlohmann::json::array();
     for (const SolverInfo& s : solver_registry())
-      solvers.push_back({{"name", s.name}, {"description", s.description}, {"rigid", s.rigid}, {"soft", s.soft},
-                         {"joints", s.joints}, {"gpu", s.gpu}, {"keys", s.keys}});
+      solvers.push_back({{"name", s.name}, {"description", s.description}, {"kind", std::string(to_string(s.kind))},
+                         {"rigid", s.rigid}, {"soft", s.soft}, {"joints", s.joints}, {"gpu", s.gpu}, {"keys", s.keys}});
     std::cout << nlohmann::json{{"version", b.version},
                                 {"solvers", solvers},
                                 {"integrators", b.integrators},
@@ -119,9 +120,16 @@ int info(bool json) {
               << "\n";
     return 0;
   }
-  std::printf("coulomb %s\n\nsolvers:\n", b.version.c_str());
-  for (const SolverInfo& s : solver_registry())
-    std::printf("  %-12s %s%s\n", s.name.c_str(), s.description.c_str(), s.soft ? " [rigid + soft]" : " [rigid]");
+  std::printf("coulomb %s\n\nsolvers (name, problem kind, what it handles):\n", b.version.c_str());
+  int width = 0;  // of the capabilities column
+  for (const SolverInfo& s : solver_registry()) width = std::max(width, int(solver_capabilities(s).size()) + 2);
+  for (const SolverInfo& s : solver_registry()) {
+    std::string handles = "[";
+    handles += solver_capabilities(s);
+    handles += "]";
+    std::printf("  %-12s %-8s  %-*s  %s\n", s.name.c_str(), std::string(to_string(s.kind)).c_str(), width,
+                handles.c_str(), s.description.c_str());
+  }
   auto list = [](const char* title, const std::vector<std::string>& v) {
     std::printf("%s:", title);
     for (const std::string& s : v) std::printf(" %s", s.c_str());

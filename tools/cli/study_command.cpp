@@ -73,7 +73,8 @@ void prox_study(const StudyArgs& a, std::ofstream& steps, std::ofstream& quart) 
 }
 
 void orderings_study(const StudyArgs& a, std::ofstream& out) {
-  const std::vector<std::string> orderings = {"default", "ipp", "cp", "esp", "gsp"};
+  std::vector<std::string> orderings;  // every PgsOrdering, "default" first
+  for (std::string_view name : EnumNames<PgsOrdering>::names) orderings.emplace_back(name);
   for (const std::string& file : a.scenes) {
     SceneOverrides o;
     o.solver = "pgs";
@@ -95,7 +96,7 @@ void orderings_study(const StudyArgs& a, std::ofstream& out) {
       if (p.num_contacts() == 0) continue;
       for (const std::string& ord : orderings) {
         SolverOptions opt = w.scene().solver_options;
-        opt.ordering = ord;
+        opt.pgs.ordering = *enum_from_string<PgsOrdering>(ord);
         opt.max_iterations = a.max_iterations;
         opt.abs_tol = 0.0;
         opt.rel_tol = 0.0;

@@ -1,9 +1,11 @@
-// The solver registry (DESIGN.md): one table keyed by the scene's solver name. Each entry
-// declares what it supports and which option keys it accepts, and points at one plain solve
-// function; the world picks the entry once per run, so inner loops never see a virtual call.
+// The solver registry (DESIGN.md): one table keyed by the scene's solver name. Each entry says
+// which problem the solver solves (ProblemKind), what it supports, which option keys it accepts
+// and how it parses them, and points at plain solve functions; the world picks the entry once
+// per run and its stage list with one switch on the kind, so inner loops never see a virtual call.
 #pragma once
 #include <coulomb/contact_operator.h>
 #include <coulomb/contact_problem.h>
+#include <coulomb/solver_options.h>
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -11,34 +13,17 @@
 
 namespace coulomb {
 
-// Options shared by all solvers plus the keys of individual solvers. Which keys a solver
-// accepts is listed in its SolverInfo::keys; parse_solver_options rejects the others.
-struct SolverOptions {
-  int max_iterations = 100;     // sweeps over all contacts
-  double abs_tol = 1e-6;        // stop when ||lambda^{k+1} - lambda^k||_inf <= abs_tol (unit: N s)
-  double rel_tol = 1e-6;        // ... or <= rel_tol * ||lambda^{k+1}||_inf
-  bool warm_start = true;       // start from the previous step's impulses
-  int threads = 1;              // worker threads available to the solver
-  bool record_history = false;  // fill SolverStats::history (studies; costs a merit per iteration)
-
-  // pgs (seed 001)
-  double sor = 1.0;                  // successive over-relaxation factor in (0, 2)
-  std::string ordering = "default";  // "default" | "ipp" | "cp" | "esp" | "gsp" (section 5)
-  Vec3 cp_axis = Vec3::UnitZ();      // cp: contacts sorted by position along this axis
-  bool cp_descending = false;        // cp: from the top of the axis down
-
-  // prox-gs, prox-jacobi (seed 000)
-  // default local: on the bundled Wall and Tower it is the strategy that keeps them standing
-  // within 100 sweeps (solvers/README.md)
-  std::string r_strategy = "local";   // "global" | "local" | "blocked" (section 4.2)
-  double r_initial = 1.0;             // global: the initial r, 0 = auto (1 / max_i A_ii);
-                                      // local/blocked: a factor on 1/A_ii (default 1)
-  double r_nu = 0.9;                  // back-tracking factor (0.5 global/blocked, 0.9 local)
-
-  // xpbd-jacobi (seed 002)
-  double omega = 1.0;         // relaxation; Jacobi scales it by 1 / (incident constraints) per block
-  bool nesterov = true;       // Nesterov momentum on the Jacobi update (eq. 35)
-  bool gauss_seidel = false;  // the sequential variant (omega as given, no momentum)
+// The problem a solver solves; it decides the World's stage list (engine/src/world.cpp) and
+// which solve function of SolverInfo is set.
+enum class ProblemKind {
+  Velocity,  // a ContactProblem, impulses from v = A lambda + b (solve, solve_assembled): pgs, prox-*
+  Position,  // a PositionProblem, its DOFs moved in place (solve_position): xpbd-jacobi
+  // to come: Newton (seed 003: rigid bodies, joints, FEM and contacts in one implicit system)
+  // and Mlcp (seed 004: the MLCP with active-set switching), each with its problem and stages
+};
+template <>
+struct EnumNames<ProblemKind> {
+  static constexpr std::array<std::string_view, 2> names{"velocity", "position"};
 };
 
 using SolveFn = SolverStats (*)(const ContactProblem&, const SolverOptions&, ContactSolution&);
@@ -46,15 +31,22 @@ using SolveAssembledFn = SolverStats (*)(const AssembledProblem&, const SolverOp
 struct PositionProblem;
 // Position-level solvers move the problem's DOFs in place (dynamics/position_problem.h).
 using SolvePositionFn = SolverStats (*)(PositionProblem&, const SolverOptions&);
+struct SolverInfo;
+// Parses the scene's "solver" object (its "type" included) into the common keys and the solver's
+// own part of SolverOptions. Throws InputError naming `pointer` + "/KEY".
+using ParseOptionsFn = SolverOptions (*)(const SolverInfo& info, const nlohmann::json& j, const std::string& pointer);
 
 struct SolverInfo {
   std::string name;
   std::string description;
+  ProblemKind kind = ProblemKind::Velocity;
   bool rigid = true, soft = false, joints = false, gpu = false;  // what the solver handles
-  std::vector<std::string> keys;  // option keys accepted in the scene's "solver" object
-  SolveFn solve = nullptr;        // solution holds the warm start on entry, the result on exit
-  SolveAssembledFn solve_assembled = nullptr;  // the same on an assembled A (FCLib problems)
-  SolvePositionFn solve_position = nullptr;    // position-level solvers (then solve is null)
+  std::vector<std::string> keys;          // option keys accepted in the scene's "solver" object
+  ParseOptionsFn parse_options = nullptr;  // reads those keys (the solver's *_options.cpp)
+  // The solve functions of its kind; the others are null.
+  SolveFn solve = nullptr;                     // Velocity: solution holds the warm start on entry, the result on exit
+  SolveAssembledFn solve_assembled = nullptr;  // Velocity, optional: the same on an assembled A (FCLib problems)
+  SolvePositionFn solve_position = nullptr;    // Position
 };
 
 const std::vector<SolverInfo>& solver_registry();
@@ -62,8 +54,12 @@ const std::vector<SolverInfo>& solver_registry();
 const SolverInfo* find_solver(const std::string& name);
 // Names of all registered solvers, comma separated (for error messages and `coulomb info`).
 std::string solver_names();
-// Parses and validates the "solver" object of a scene (its "type" included). Throws InputError
-// naming `pointer` + "/KEY" for unknown keys, wrong types and out-of-range values.
+// Names of the solvers with a capability, e.g. solver_names_with(&SolverInfo::soft).
+std::string solver_names_with(bool SolverInfo::*capability);
+// "rigid + soft": the capabilities of a solver, joined (for `coulomb info`).
+std::string solver_capabilities(const SolverInfo& info);
+// Parses and validates the "solver" object of a scene with the entry's own parse function.
+// Throws InputError naming `pointer` + "/KEY" for unknown keys, wrong types and out-of-range values.
 SolverOptions parse_solver_options(const SolverInfo& info, const nlohmann::json& j, const std::string& pointer);
 
 }  // namespace coulomb

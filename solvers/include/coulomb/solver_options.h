@@ -1,0 +1,112 @@
+// Solver options as typed values: the keys every solver shares, and one struct per solver family
+// with its own keys (enumerations are enum classes, not strings). Each registry entry parses the
+// scene's "solver" object into a SolverOptions with its own parse function (solver.h), so a
+// solver's inner code only reads plain fields.
+//
+// Shape: SolverOptions derives from CommonSolverOptions (so `opt.max_iterations` reads the same
+// in every solver) and holds one part per family, `opt.pgs`, `opt.prox`, `opt.xpbd`. The chosen
+// solver's parse function fills the common keys and its own part; the other parts keep their
+// defaults and that solver never reads them. A plain struct rather than a std::variant, so that
+// a tool can set up one SolverOptions for several solvers (`coulomb fclib` runs every solver on
+// the same options) and a solver reads its part without a std::get on every call.
+#pragma once
+#include <coulomb/math.h>
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <ostream>
+#include <string_view>
+
+namespace coulomb {
+
+// The scene's spelling of an enumeration's values, indexed by the enumerator's value; each enum
+// of the solver options specialises it, which gives it to_string, enum_from_string and the
+// parse helpers' "expected one of" list.
+template <class E>
+struct EnumNames;
+
+template <class E>
+concept NamedEnum = requires { EnumNames<E>::names; };
+
+template <NamedEnum E>
+constexpr std::string_view to_string(E e) {
+  return EnumNames<E>::names[static_cast<std::size_t>(e)];
+}
+
+template <NamedEnum E>
+std::ostream& operator<<(std::ostream& os, E e) {
+  return os << to_string(e);
+}
+
+// nullopt if no value of E has that name
+template <NamedEnum E>
+constexpr std::optional<E> enum_from_string(std::string_view name) {
+  for (std::size_t i = 0; i < EnumNames<E>::names.size(); ++i)
+    if (EnumNames<E>::names[i] == name) return static_cast<E>(i);
+  return std::nullopt;
+}
+
+// Keys shared by all solvers. Which of them a solver accepts is in its SolverInfo::keys
+// (xpbd-jacobi has no warm_start).
+struct CommonSolverOptions {
+  int max_iterations = 100;     // sweeps over all contacts
+  double abs_tol = 1e-6;        // stop when ||lambda^{k+1} - lambda^k||_inf <= abs_tol (unit: N s)
+  double rel_tol = 1e-6;        // ... or <= rel_tol * ||lambda^{k+1}||_inf
+  bool warm_start = true;       // start from the previous step's impulses
+  int threads = 1;              // worker threads available to the solver (not a scene key: --threads)
+  bool record_history = false;  // fill SolverStats::history (studies; costs a merit per iteration)
+};
+
+// pgs (seed 001): the contact permutations of section 5 (pgs.cpp)
+enum class PgsOrdering { Default, Ipp, Cp, Esp, Gsp };
+template <>
+struct EnumNames<PgsOrdering> {
+  static constexpr std::array<std::string_view, 5> names{"default", "ipp", "cp", "esp", "gsp"};
+};
+
+struct PgsOptions {
+  double sor = 1.0;                              // successive over-relaxation factor in (0, 2)
+  PgsOrdering ordering = PgsOrdering::Default;   // section 5
+  Vec3 cp_axis = Vec3::UnitZ();                  // cp: contacts sorted by position along this (unit) axis
+  bool cp_descending = false;                    // cp: from the top of the axis down
+};
+
+// prox-gs, prox-jacobi (seed 000): the r-factor strategies of section 4.2 (prox.cpp)
+enum class RStrategy { Global, Local, Blocked };
+template <>
+struct EnumNames<RStrategy> {
+  static constexpr std::array<std::string_view, 3> names{"global", "local", "blocked"};
+};
+
+// "r_factor": {"strategy", "initial", "nu"}. The defaults are local's: on the bundled Wall and
+// Tower it is the strategy that keeps them standing within 100 sweeps (solvers/README.md).
+struct ProxOptions {
+  RStrategy strategy = RStrategy::Local;
+  double r_initial = 1.0;  // global: the initial r, 0 = auto (1 / max_i A_ii);
+                           // local/blocked: a factor on 1/A_ii (default 1)
+  double r_nu = 0.9;       // back-tracking factor (0.5 global/blocked, 0.9 local)
+
+  // The paper's values for a strategy, as an "r_factor" object giving only its strategy gets
+  // them: global r auto and nu 0.5; local 1/A_ii and nu 0.9; blocked its inverse blocks and nu 0.5.
+  static constexpr ProxOptions for_strategy(RStrategy s) {
+    return {s, s == RStrategy::Global ? 0.0 : 1.0, s == RStrategy::Local ? 0.9 : 0.5};
+  }
+};
+
+// xpbd-jacobi (seed 002)
+struct XpbdOptions {
+  double omega = 1.0;         // relaxation; Jacobi scales it by 1 / (incident constraints) per block
+  bool nesterov = true;       // Nesterov momentum on the Jacobi update (eq. 35)
+  bool gauss_seidel = false;  // the sequential variant (omega as given, no momentum)
+};
+
+// What a solve function gets: the common keys and every family's part (see the top of this file).
+// A new solver family adds its part here (solvers/README.md, "Adding a solver").
+struct SolverOptions : CommonSolverOptions {
+  PgsOptions pgs;
+  ProxOptions prox;
+  XpbdOptions xpbd;
+};
+
+}  // namespace coulomb
