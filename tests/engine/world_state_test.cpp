@@ -29,7 +29,8 @@ const std::string kScenes = std::string(COULOMB_SOURCE_DIR) + "/scenes/";
 
 template <class T>
 bool same_bytes(const std::vector<T>& x, const std::vector<T>& y) {
-  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0;
+  // (memcmp on an empty vector's null data() is undefined, UBSan reports it)
+  return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0);
 }
 
 bool same_bytes(const State& a, const State& b) {

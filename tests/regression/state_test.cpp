@@ -65,7 +65,7 @@ Trace run(World& w, int steps) {
 
 template <class T>
 bool same_bytes(const std::vector<T>& x, const std::vector<T>& y) {
-  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0;
+  return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0);
 }
 
 void expect_same(const State& a, const State& b) {

@@ -40,7 +40,7 @@ RunResult simulate(const std::string& scene_file, int steps, WorldSettings setti
 
 template <class T>
 bool bit_identical(const std::vector<T>& x, const std::vector<T>& y) {
-  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0;
+  return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0);
 }
 
 bool bit_identical(const RigidState& a, const RigidState& b) {
