@@ -312,6 +312,16 @@ void World::remember_impulses() {
   }
 }
 
+// The rigid bodies' poses as a configuration of the constraint interface (joints only: no
+// linearised lever arms, no particles).
+static Configuration rigid_configuration(const RigidState& s) {
+  Configuration c;
+  c.x = s.x.data();
+  c.q = s.q.data();
+  c.num_rigid = int(s.x.size());
+  return c;
+}
+
 // The joints' rows at the detection configuration, linearised in the velocities
 // (dynamics/joint_rows.h), into the contact problem, and their warm start.
 void World::assemble_joints() {
@@ -320,10 +330,7 @@ void World::assemble_joints() {
     solution_.joint_lambda.clear();
     return;
   }
-  Configuration c;
-  c.x = state_.x.data();
-  c.q = state_.q.data();
-  c.num_rigid = model_.size();
+  const Configuration c = rigid_configuration(state_);
   BlockRows rows;
   for (const JointConstraint& j : joints_) {
     joint_rows(c, j, rows);
@@ -486,10 +493,7 @@ void World::record_stats() {
   for (const Contact& c : contacts_) stats_.max_penetration = std::max(stats_.max_penetration, c.depth);
   for (const SoftContact& c : soft_contacts_) stats_.max_penetration = std::max(stats_.max_penetration, c.depth);
   if (!joints_.empty()) {
-    Configuration c;
-    c.x = state_.x.data();
-    c.q = state_.q.data();
-    c.num_rigid = model_.size();
+    const Configuration c = rigid_configuration(state_);
     for (const JointConstraint& j : joints_) {
       const JointError e = joint_error(c, j);
       stats_.joint_error_linear = std::max(stats_.joint_error_linear, e.linear);
