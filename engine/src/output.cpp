@@ -67,6 +67,98 @@ nlohmann::json final_state_json(const World& world) {
   return {{"time", world.time()}, {"bodies", bodies}, {"soft_bodies", soft}};
 }
 
+namespace {
+
+// One shape in its own frame: the analytic parameters of primitives, the hull of a convex shape
+// (vertices and counter-clockwise face loops), the triangles of a mesh, a compound's children.
+nlohmann::json shape_json(const Shape& s) {
+  nlohmann::json j = {{"name", s.name}, {"type", shape_type_name(s.type)}};
+  auto flat = [](const std::vector<Vec3>& vs) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const Vec3& v : vs) a.insert(a.end(), {v.x(), v.y(), v.z()});
+    return a;
+  };
+  switch (s.type) {
+    case ShapeType::Sphere: j["radius"] = s.radius; break;
+    case ShapeType::Box: j["half_extents"] = vec(s.half_extents); break;
+    case ShapeType::Capsule:
+    case ShapeType::Cylinder:
+      j["radius"] = s.radius;
+      j["half_height"] = s.half_height;
+      break;
+    case ShapeType::Plane:
+      j["normal"] = vec(s.normal);
+      j["offset"] = s.offset;
+      break;
+    case ShapeType::Convex:
+      j["vertices"] = flat(s.hull.vertices);
+      j["faces"] = s.hull.faces;
+      break;
+    case ShapeType::Compound: {
+      nlohmann::json children = nlohmann::json::array();
+      for (const CompoundChild& c : s.children)
+        children.push_back({{"shape", c.shape}, {"position", vec(c.pose.p)}, {"orientation", quat(c.pose.q)}});
+      j["children"] = std::move(children);
+      break;
+    }
+    case ShapeType::Mesh: {
+      j["vertices"] = flat(s.mesh->vertices);
+      nlohmann::json tris = nlohmann::json::array();
+      for (const auto& t : s.mesh->triangles) tris.insert(tris.end(), {t[0], t[1], t[2]});
+      j["triangles"] = std::move(tris);
+      j["closed"] = s.mesh->closed;
+      break;
+    }
+  }
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json geometry_json(const World& world) {
+  const SceneDef& scene = world.scene();
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const Shape& s : scene.shapes.shapes) shapes.push_back(shape_json(s));
+  nlohmann::json materials = nlohmann::json::array();
+  for (const MaterialDef& m : scene.materials) materials.push_back(m.name);
+  nlohmann::json bodies = nlohmann::json::array();
+  for (int i = 0; i < world.body_count(); ++i) {
+    const BodyState b = world.body(i);
+    bodies.push_back({{"name", b.name},
+                      {"shape", world.model().shape[std::size_t(i)]},
+                      {"material", world.model().material[std::size_t(i)]},
+                      {"fixed", b.fixed},
+                      {"mass", b.mass}});
+  }
+  nlohmann::json soft = nlohmann::json::array();
+  for (int i = 0; i < world.soft_body_count(); ++i) {
+    const SoftBody& b = world.soft_body(i);
+    nlohmann::json faces = nlohmann::json::array();
+    for (const auto& f : b.faces) faces.insert(faces.end(), {f[0], f[1], f[2]});
+    soft.push_back({{"name", b.name},
+                    {"material", b.material},
+                    {"vertex_count", b.vertex_count()},
+                    {"tet_count", b.mesh.tets.size()},
+                    {"faces", std::move(faces)}});
+  }
+  return {{"format", "coulomb-geometry/1"},
+          {"scene",
+           {{"name", scene.name},
+            {"description", scene.description},
+            {"dt", scene.dt},
+            {"steps", scene.steps},
+            {"output_every", scene.output_every},
+            {"output_contacts", scene.output_contacts},
+            {"gravity", vec(scene.gravity)},
+            {"solver", scene.solver},
+            {"integrator", integrator_name(scene.integrator)}}},
+          {"materials", std::move(materials)},
+          {"shapes", std::move(shapes)},
+          {"bodies", std::move(bodies)},
+          {"soft_bodies", std::move(soft)},
+          {"initial", frame_json(world)}};
+}
+
 nlohmann::json frame_json(const World& world) {
   nlohmann::json bodies = nlohmann::json::array();
   for (int i = 0; i < world.body_count(); ++i) {
@@ -84,15 +176,27 @@ nlohmann::json frame_json(const World& world) {
     }
     soft.push_back(std::move(xs));
   }
-  return {{"step", world.step_count()}, {"time", world.time()}, {"bodies", bodies}, {"soft_bodies", soft}};
+  nlohmann::json frame = {{"step", world.step_count()}, {"time", world.time()}, {"bodies", bodies}, {"soft_bodies", soft}};
+  // contacts of the step that led here, flattened [px, py, pz, nx, ny, nz, ...]: the point and
+  // the unit normal from side a to side b (a soft contact's point is midway between its sides)
+  if (world.scene().output_contacts) {
+    nlohmann::json c = nlohmann::json::array();
+    auto add = [&](const Vec3& p, const Vec3& n) { c.insert(c.end(), {p.x(), p.y(), p.z(), n.x(), n.y(), n.z()}); };
+    for (const Contact& k : world.contacts()) add(k.point, k.normal);
+    for (const SoftContact& k : world.soft_contacts()) add(0.5 * (k.a.point + k.b.point), k.normal);
+    frame["contacts"] = std::move(c);
+  }
+  return frame;
 }
 
-RunOutput::RunOutput(std::filesystem::path dir) : dir_(std::move(dir)) {
+RunOutput::RunOutput(std::filesystem::path dir, const World& world) : dir_(std::move(dir)) {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec) throw std::runtime_error("cannot create output folder " + dir_.string() + ": " + ec.message());
   stats_ = open_or_throw(dir_ / "stats.jsonl.tmp");
   frames_ = open_or_throw(dir_ / "frames.jsonl.tmp");
+  std::ofstream g = open_or_throw(dir_ / "geometry.json.tmp");
+  g << geometry_json(world).dump() << '\n';
 }
 
 void RunOutput::write_step(const World& world) {
@@ -107,7 +211,7 @@ void RunOutput::finish(const World& world) {
     std::ofstream f = open_or_throw(dir_ / "final_state.json.tmp");
     f << final_state_json(world).dump(2) << '\n';
   }
-  for (const char* name : {"stats.jsonl", "frames.jsonl", "final_state.json"})
+  for (const char* name : {"stats.jsonl", "frames.jsonl", "final_state.json", "geometry.json"})
     std::filesystem::rename(dir_ / (std::string(name) + ".tmp"), dir_ / name);
 }
 

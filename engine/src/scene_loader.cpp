@@ -500,6 +500,7 @@ void parse_output(ObjectReader& top, SceneDef& scene) {
   if (!j) return;
   ObjectReader r(*j, "/output");
   scene.output_every = r.integer("every", scene.output_every, 1);
+  scene.output_contacts = r.boolean("contacts", scene.output_contacts);
   r.finish();
 }
 

@@ -31,6 +31,7 @@ TEST(SceneLoader, MinimalSceneGetsTheDocumentedDefaults) {
   EXPECT_DOUBLE_EQ(s.margin, 0.0);
   EXPECT_FALSE(s.ccd);
   EXPECT_EQ(s.output_every, 1);
+  EXPECT_FALSE(s.output_contacts);
   ASSERT_EQ(s.materials.size(), 1u);
   EXPECT_EQ(s.materials[0].name, "default");
   EXPECT_EQ(s.bodies[1].material, 0);
@@ -68,6 +69,7 @@ TEST(SceneLoader, FullSceneRoundTripsEveryValue) {
   EXPECT_DOUBLE_EQ(s.margin, 0.001);
   EXPECT_FALSE(s.ccd);
   EXPECT_EQ(s.output_every, 5);
+  EXPECT_TRUE(s.output_contacts);
 
   // materials: "default" stays at index 0, the others follow in name order
   ASSERT_EQ(s.materials.size(), 3u);

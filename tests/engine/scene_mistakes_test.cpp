@@ -272,6 +272,7 @@ TEST(SceneMistakes, SettingsRanges) {
   expect_error(with(minimal_scene(), "/collision/ccd", 1), "/collision/ccd", "true or false");
   expect_error(with(minimal_scene(), "/collision/ccd", true), "/collision/ccd", "not supported yet");
   expect_error(with(minimal_scene(), "/output/every", 0), "/output/every", "expected an integer >= 1");
+  expect_error(with(minimal_scene(), "/output/contacts", "yes"), "/output/contacts", "true or false");
   expect_error(with(minimal_scene(), "/integrator", "euler"), "/integrator", "expected one of");
 }
 

@@ -4,6 +4,7 @@
 #include <coulomb/error.h>
 #include <coulomb/solver_options.h>
 
+#include <cstdint>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -23,6 +24,21 @@ struct RunArgs {
   std::string broadphase = "grid";  // "grid" | "sap"
   double max_speed = 1e3;
   bool quiet = false;
+  bool view = false;               // also write OUT/replay.html (coulomb view)
+  bool vtk = false;                // also write OUT/vtk/run.pvd and its VTU files
+};
+
+// `coulomb view OUT_DIR` (view_command.cpp, viewer/README.md).
+struct ViewArgs {
+  std::string dir;                 // a `coulomb run` output folder
+  std::string out;                 // empty: DIR/replay.html
+  int every = 1;                   // keep every Nth recorded frame
+  bool quiet = false;
+};
+struct ViewResult {
+  std::string file;
+  int frames = 0, bodies = 0, soft_bodies = 0;
+  std::uintmax_t bytes = 0;
 };
 
 // `coulomb fclib`: FCLib local problems through the registered solvers (solvers/README.md).
@@ -60,6 +76,9 @@ int guarded(F&& f) {
 }
 
 int run(const RunArgs& args);
+// Writes the replay page; throws InputError for a missing or broken output folder.
+ViewResult write_replay(const ViewArgs& args);
+int view(const ViewArgs& args);
 int study(const StudyArgs& args);
 int validate(const RunArgs& args);
 int info(bool json);

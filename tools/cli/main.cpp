@@ -36,6 +36,15 @@ int main(int argc, char** argv) {
   run->add_option("--max-speed", args.max_speed, "a body faster than this (m/s) stops the run with exit code 3")
       ->check(CLI::PositiveNumber);
   run->add_flag("--quiet,-q", args.quiet, "no progress bar and no summary");
+  run->add_flag("--view", args.view, "also write OUT/replay.html, as `coulomb view OUT` does");
+  run->add_flag("--vtk", args.vtk, "also write OUT/vtk/run.pvd: VTU files for ParaView every output.every steps");
+
+  coulomb::cli::ViewArgs view_args;
+  CLI::App* view = app.add_subcommand("view", "write OUT_DIR/replay.html: a 3D replay with plots of a run, one offline page");
+  view->add_option("dir", view_args.dir, "output folder of `coulomb run`")->required();
+  view->add_option("--out", view_args.out, "the page to write (default OUT_DIR/replay.html)");
+  view->add_option("--every", view_args.every, "keep every Nth recorded frame (a smaller page)")->check(CLI::Range(1, 1000000));
+  view->add_flag("--quiet,-q", view_args.quiet, "no summary");
 
   CLI::App* validate = app.add_subcommand("validate", "check a scene without simulating it");
   add_scene_options(validate);
@@ -87,6 +96,7 @@ int main(int argc, char** argv) {
     return code;
   if (run->parsed()) return coulomb::cli::run(args);
   if (validate->parsed()) return coulomb::cli::validate(args);
+  if (view->parsed()) return coulomb::cli::view(view_args);
   if (study->parsed()) return coulomb::cli::study(study_args);
   if (fclib->parsed()) {
     fclib_args.r_strategy = *coulomb::enum_from_string<coulomb::RStrategy>(r_strategy);

@@ -3,6 +3,7 @@
 #include <coulomb/error.h>
 #include <coulomb/output.h>
 #include <coulomb/scene_overrides.h>
+#include <coulomb/vtk_output.h>
 #include <coulomb/world.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "commands.h"
 
@@ -49,7 +51,9 @@ int run(const RunArgs& a) {
     World world(std::move(scene), settings);
     const std::filesystem::path out =
         a.out.empty() ? std::filesystem::path("out") / std::filesystem::path(a.scene).stem() : std::filesystem::path(a.out);
-    RunOutput output(out);
+    RunOutput output(out, world);
+    std::optional<VtkOutput> vtk;
+    if (a.vtk) vtk.emplace(out / "vtk", world);
 
     const bool progress = !a.quiet && isatty(STDERR_FILENO);
     const auto t0 = std::chrono::steady_clock::now();
@@ -58,6 +62,7 @@ int run(const RunArgs& a) {
     while (world.step_count() < world.total_steps()) {
       result = world.step();
       output.write_step(world);
+      if (vtk) vtk->write_step(world);
       max_pen = std::max(max_pen, world.last_stats().max_penetration);
       sum_contacts += world.last_stats().contacts;
       if (!result.ok()) break;
@@ -67,7 +72,10 @@ int run(const RunArgs& a) {
       }
     }
     output.finish(world);
+    if (vtk) vtk->finish();
     if (progress) std::fprintf(stderr, "\n");
+    // the replay of a failed run is written too: it shows how the run went wrong
+    if (a.view) write_replay(ViewArgs{out.string(), "", 1, true});
     if (result.status == StepResult::Status::Error) {  // a stage threw (World::step caught it)
       std::cerr << "coulomb: error at " << result.message << "\n";
       return 1;

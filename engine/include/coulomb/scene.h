@@ -107,6 +107,7 @@ struct SceneDef {
   std::vector<AttachDef> attachments;              // the `attach` joints
   std::vector<JointDef> joints;                    // the rigid joints
   int output_every = 1;                            // write a frame every N steps
+  bool output_contacts = false;                    // frames also carry contact points and normals
 };
 
 // Loads and validates a scene file. `overrides` are "--set" strings "POINTER=VALUE" applied to
