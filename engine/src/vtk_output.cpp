@@ -9,6 +9,7 @@
 #include <coulomb/soft_body.h>
 #include <coulomb/element_constraint.h>
 #include <coulomb/materials.h>
+#include <coulomb/mesh_generators.h>
 #include <coulomb/vtk_output.h>
 
 #include <bit>
@@ -176,13 +177,8 @@ SurfaceMesh shape_surface(const ShapeLibrary& shapes, int shape, int segments, d
     case ShapeType::Cylinder:
       return revolve({{0.0, s.half_height}, {s.radius, s.half_height}, {s.radius, -s.half_height}, {0.0, -s.half_height}}, n);
     case ShapeType::Box: {
-      const Vec3& h = s.half_extents;
-      for (int k = 0; k < 8; ++k) m.vertices.emplace_back(k & 1 ? h.x() : -h.x(), k & 2 ? h.y() : -h.y(), k & 4 ? h.z() : -h.z());
-      // two triangles per face, counter-clockwise from outside (vertex bit 0: +x, 1: +y, 2: +z)
-      m.triangles = {{0, 4, 6}, {0, 6, 2}, {1, 3, 7}, {1, 7, 5},   // -x, +x
-                     {0, 1, 5}, {0, 5, 4}, {2, 6, 7}, {2, 7, 3},   // -y, +y
-                     {0, 2, 3}, {0, 3, 1}, {4, 5, 7}, {4, 7, 6}};  // -z, +z
-      return m;
+      const Surface b = box_surface(s.half_extents);
+      return {b.vertices, b.triangles};
     }
     case ShapeType::Plane: {
       const Vec3 nrm = s.normal.normalized();

@@ -89,6 +89,8 @@ export class Plots {
       this.charts.push(u);
     }
     this.resize(container.clientWidth);
+    // uPlot commits its first draw in a microtask, which clears the legend: fill it after that
+    setTimeout(() => this.setTime(this.t), 0);
   }
 
   // index of the last step at or before t
@@ -111,8 +113,9 @@ export class Plots {
   }
 
   resize(width) {
+    // the section's padding (2 x 10 px) and the gaps between plots (12 px) as style.css has them
     const columns = width > 1300 ? 3 : width > 820 ? 2 : 1;
-    const w = Math.floor(width / columns) - 12;
+    const w = Math.floor((width - 20 - 12 * (columns - 1)) / columns) - 1;
     for (const u of this.charts) u.setSize({ width: w, height: 190 });
   }
 }

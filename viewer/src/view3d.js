@@ -107,6 +107,7 @@ export class View3D {
 
     this.radius = meta.shapes.map((_, i) => shapeRadius(meta.shapes, i));
     this.bounds = this.sceneBounds();
+    if (this.bounds.isEmpty()) this.bounds.set(new THREE.Vector3(-1, -1, -1), new THREE.Vector3(1, 1, 1));
     this.buildBodies();
     this.buildSoftBodies();
     this.buildContacts();
@@ -119,9 +120,14 @@ export class View3D {
     this.softX = new Float32Array(meta.softVertexCount * 3);
   }
 
-  // bounding box of every moving body and soft vertex over (up to 40) recorded frames, fixed
-  // non-plane bodies included; planes are left out: they are infinite
+  // bounding box of the moving bodies and soft vertices over (up to 40) recorded frames: what
+  // the camera frames first (fixed bodies only when nothing moves; planes never: they are infinite)
   sceneBounds() {
+    const moving = this.boundsOf((b) => !this.replay.meta.bodies[b].fixed);
+    return moving.isEmpty() ? this.boundsOf(() => true) : moving;
+  }
+
+  boundsOf(take) {
     const { meta, arrays } = this.replay;
     const box = new THREE.Box3();
     const nf = meta.frames.count, nb = meta.bodies.length, nv = meta.softVertexCount;
@@ -130,7 +136,7 @@ export class View3D {
     for (let f = 0; f < nf; f += stride) {
       for (let b = 0; b < nb; ++b) {
         const r = this.radius[meta.bodies[b].shape];
-        if (meta.shapes[meta.bodies[b].shape].type === 'plane') continue;
+        if (meta.shapes[meta.bodies[b].shape].type === 'plane' || !take(b)) continue;
         const o = (f * nb + b) * 7;
         p.set(arrays.poses[o], arrays.poses[o + 1], arrays.poses[o + 2]);
         box.expandByPoint(p.clone().addScalar(r));
@@ -141,7 +147,6 @@ export class View3D {
         box.expandByPoint(p.set(arrays.soft[o], arrays.soft[o + 1], arrays.soft[o + 2]));
       }
     }
-    if (box.isEmpty()) box.set(new THREE.Vector3(-1, -1, -1), new THREE.Vector3(1, 1, 1));
     return box;
   }
 
@@ -264,7 +269,7 @@ export class View3D {
       o.visible = false;
       this.scene.add(o);
     }
-    this.normalLength = 0.04 * this.bounds.getSize(new THREE.Vector3()).length();
+    this.normalLength = 0.015 * this.bounds.getSize(new THREE.Vector3()).length();
   }
 
   showContacts(on) {
