@@ -288,7 +288,7 @@ export class View3D {
     // from the front-left and a little above, along the scene's own up
     const side = Math.abs(this.up.z) > 0.9 ? new THREE.Vector3(0.45, -1, 0) : new THREE.Vector3(0, 0, 1).cross(this.up).normalize();
     const dir = side.clone().normalize().add(this.up.clone().multiplyScalar(0.55)).normalize();
-    const dist = r / Math.sin(THREE.MathUtils.degToRad(this.camera.fov / 2)) * 0.95;
+    const dist = r / Math.sin(THREE.MathUtils.degToRad(this.camera.fov / 2)) * 1.1;
     this.camera.position.copy(center.clone().add(dir.multiplyScalar(dist)));
     this.camera.near = dist / 200;
     this.camera.far = dist * 50;
