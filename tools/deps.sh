@@ -3,12 +3,19 @@
 COULOMB_PACKAGES=(cmake g++ make pkg-config libeigen3-dev libccd-dev libbullet-dev libtet1.5-dev
   libspdlog-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   libfclib-dev libtbb-dev libtinyobjloader-dev)
+# What only the tests need (tools/test installs them too): headless Chromium for the replay test,
+# VTK's Python reader and PIL (Debian's /usr/bin/python3) for the VTU read-back and the
+# screenshots, gnuplot for the study plots.
+COULOMB_TEST_PACKAGES=(chromium python3-vtk9 python3-pil gnuplot-nox)
 
+# coulomb_install_deps [EXTRA_PACKAGE...]: COULOMB_PACKAGES and the extras, plus Debian's npm
+# (with its nodejs) unless an npm is already on PATH: the build runs `npm ci` for viewer/.
 coulomb_install_deps() {
   local missing=()
-  for p in "${COULOMB_PACKAGES[@]}"; do
+  for p in "${COULOMB_PACKAGES[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
+  command -v npm >/dev/null 2>&1 || missing+=(npm)
   [ ${#missing[@]} -eq 0 ] && return 0
   echo "coulomb: installing missing packages: ${missing[*]}" >&2
   local sudo=""

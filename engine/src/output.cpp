@@ -141,6 +141,18 @@ nlohmann::json geometry_json(const World& world) {
                     {"tet_count", b.mesh.tets.size()},
                     {"faces", std::move(faces)}});
   }
+  // rigid joints: each side's anchor in that body's shape frame (in the world for b = -1), from
+  // the load-time poses the scene gave the anchors in
+  nlohmann::json joints = nlohmann::json::array();
+  for (const JointDef& j : scene.joints) {
+    auto local = [&](int body) {
+      if (body < 0) return vec(j.anchor);
+      const BodyDef& d = scene.bodies[std::size_t(body)];
+      return vec(Pose{d.position, d.orientation.normalized()}.apply_inverse(j.anchor));
+    };
+    joints.push_back({{"name", j.name}, {"type", joint_type_name(j.type)}, {"a", j.a}, {"b", j.b},
+                      {"anchor_a", local(j.a)}, {"anchor_b", local(j.b)}});
+  }
   return {{"format", "coulomb-geometry/1"},
           {"scene",
            {{"name", scene.name},
@@ -156,6 +168,7 @@ nlohmann::json geometry_json(const World& world) {
           {"shapes", std::move(shapes)},
           {"bodies", std::move(bodies)},
           {"soft_bodies", std::move(soft)},
+          {"joints", std::move(joints)},
           {"initial", frame_json(world)}};
 }
 

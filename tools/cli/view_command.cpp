@@ -260,6 +260,19 @@ ViewResult write_replay(const ViewArgs& a) {
       throw InputError(gfile + "/bodies/" + std::to_string(i), "expected a name and a shape index below " +
                                                                    std::to_string(shapes.size()));
   }
+  const Json joints = geometry.value("joints", Json::array());
+  for (std::size_t i = 0; i < (joints.is_array() ? joints.size() : 0); ++i) {
+    const Json& j = joints[i];
+    auto body = [&](const char* k, long lo) {
+      return j.contains(k) && j[k].is_number_integer() && j[k].get<long>() >= lo && j[k].get<long>() < long(bodies.size());
+    };
+    auto point = [&](const char* k) {
+      return j.contains(k) && j[k].is_array() && j[k].size() == 3 && j[k][0].is_number() && j[k][1].is_number() && j[k][2].is_number();
+    };
+    if (!j.is_object() || !body("a", 0) || !body("b", -1) || !point("anchor_a") || !point("anchor_b"))
+      throw InputError(gfile + "/joints/" + std::to_string(i), "expected bodies a and b (or -1) and two anchors");
+  }
+  if (!joints.is_array()) throw InputError(gfile + "/joints", "expected an array");
   for (std::size_t i = 0; i < shapes.size(); ++i)
     if (!shapes[i].is_object() || !shapes[i].contains("type"))
       throw InputError(gfile + "/shapes/" + std::to_string(i), "expected a shape with a type");
@@ -300,6 +313,7 @@ ViewResult write_replay(const ViewArgs& a) {
                {"shapes", shapes},
                {"bodies", bodies},
                {"soft_bodies", softs},
+               {"joints", joints},
                {"contacts", frames.contacts},
                {"frames", {{"count", frames.time.size()}, {"step", frames.step}, {"time", frames.time}, {"stride", a.every}}},
                {"stats", {{"count", stats.count}, {"columns", stats.names}}},

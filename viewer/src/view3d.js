@@ -79,8 +79,9 @@ function bodyColor(meta, b) {
   const hsl = {};
   c.getHSL(hsl);
   // neighbours differ a little in lightness, so that single bricks stay visible in a wall
-  const jitter = (((b * 2654435761) >>> 0) % 1000) / 1000 - 0.5;
-  return c.setHSL(hsl.h, hsl.s, Math.min(0.8, Math.max(0.25, hsl.l + 0.12 * jitter)));
+  const hash = (b * 2654435761) >>> 0;
+  const jitter = (hash % 1000) / 1000 - 0.5, hue = ((hash >>> 10) % 1000) / 1000 - 0.5;
+  return c.setHSL((hsl.h + 0.04 * hue + 1) % 1, hsl.s, Math.min(0.8, Math.max(0.25, hsl.l + 0.2 * jitter)));
 }
 
 export class View3D {
@@ -111,6 +112,7 @@ export class View3D {
     this.buildBodies();
     this.buildSoftBodies();
     this.buildContacts();
+    this.buildJoints();
     this.controls = new OrbitControls(this.camera, this.renderer.domElement);
     this.controls.addEventListener('change', () => this.render());
     this.resetCamera();
@@ -272,6 +274,39 @@ export class View3D {
     this.normalLength = 0.015 * this.bounds.getSize(new THREE.Vector3()).length();
   }
 
+  // each joint as two segments, from each body's shape-frame origin to its anchor, and a dot at
+  // the anchors: the links of a chain, a pendulum's rod to its pivot
+  buildJoints() {
+    const joints = this.replay.meta.joints || [];
+    const lines = new THREE.BufferGeometry();
+    lines.setAttribute('position', new THREE.BufferAttribute(new Float32Array(Math.max(1, joints.length) * 12), 3));
+    const dots = new THREE.BufferGeometry();
+    dots.setAttribute('position', new THREE.BufferAttribute(new Float32Array(Math.max(1, joints.length) * 6), 3));
+    this.jointLines = new THREE.LineSegments(lines, new THREE.LineBasicMaterial({ color: 0x2b2f36 }));
+    this.jointDots = new THREE.Points(dots, new THREE.PointsMaterial({ color: 0x2b2f36, size: 6, sizeAttenuation: false }));
+    for (const o of [this.jointLines, this.jointDots]) { o.frustumCulled = false; o.visible = joints.length > 0; this.scene.add(o); }
+  }
+
+  updateJoints() {
+    const joints = this.replay.meta.joints || [];
+    if (joints.length === 0) return;
+    const L = this.jointLines.geometry.getAttribute('position'), D = this.jointDots.geometry.getAttribute('position');
+    const p = new THREE.Vector3(), q = new THREE.Quaternion(), x = new THREE.Vector3();
+    joints.forEach((j, i) => {
+      [[j.a, j.anchor_a], [j.b, j.anchor_b]].forEach(([b, anchor], side) => {
+        if (b < 0) { x.set(...anchor); p.copy(x); } else {
+          const o = b * 7;
+          p.set(this.pose[o], this.pose[o + 1], this.pose[o + 2]);
+          q.set(this.pose[o + 3], this.pose[o + 4], this.pose[o + 5], this.pose[o + 6]);
+          x.set(...anchor).applyQuaternion(q).add(p);
+        }
+        L.array.set([p.x, p.y, p.z, x.x, x.y, x.z], (2 * i + side) * 6);
+        D.array.set([x.x, x.y, x.z], (2 * i + side) * 3);
+      });
+    });
+    L.needsUpdate = D.needsUpdate = true;
+  }
+
   showContacts(on) {
     this.contactPoints.visible = this.contactNormals.visible = on && this.hasContacts;
     this.render();
@@ -349,6 +384,7 @@ export class View3D {
       if (s.wire.visible) { s.wire.geometry.dispose(); s.wire.geometry = new THREE.WireframeGeometry(s.mesh.geometry); }
     }
     this.updateContacts(nearest);
+    this.updateJoints();
     this.render();
   }
 

@@ -20,8 +20,9 @@ nlohmann::json final_state_json(const World& world);
 // Body poses, soft vertex positions and, with `output.contacts`, the last step's contacts.
 nlohmann::json frame_json(const World& world);
 // {"format": "coulomb-geometry/1", "scene", "materials", "shapes", "bodies", "soft_bodies",
-//  "initial"}: shapes in their own frames, indexed as the scene's shape library (compound
-// children refer to them by index); bodies in frames.jsonl order.
+//  "joints", "initial"}: shapes in their own frames, indexed as the scene's shape library
+// (compound children refer to them by index); bodies in frames.jsonl order; each rigid joint's
+// anchor in the shape frames of its two bodies (in the world for b = -1).
 nlohmann::json geometry_json(const World& world);
 
 class RunOutput {
