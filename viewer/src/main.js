@@ -5,6 +5,7 @@
 //   #t=1.5         start paused at t = 1.5 s        play=1     start playing
 //   contacts=1     show contacts                    pick=NAME  pick a body by name
 //   layout=view    the 3D view alone (screenshots)   report=1   write a JSON report into #replay-report
+//   camera=A,E     camera azimuth and elevation (degrees; default 0,27)   wireframe=1  soft wireframes
 //   compare=T      with report: which bodies move on screen between t and T, and where
 import { loadReplay } from './data.js';
 import { View3D } from './view3d.js';
@@ -169,7 +170,7 @@ function start() {
   contacts.onchange = () => { if (view) { view.showContacts(contacts.checked); setTime(state.t); } };
   $('wireframe').disabled = meta.soft_bodies.length === 0;
   $('wireframe').onchange = () => { if (view) { view.showSoftWireframe($('wireframe').checked); setTime(state.t); } };
-  $('reset').onclick = () => view && view.resetCamera();
+  $('reset').onclick = () => view && view.resetCamera(...view.cameraAngles);
   document.addEventListener('keydown', (e) => {
     if (e.target.tagName === 'INPUT' && e.target.type !== 'checkbox' && e.target.type !== 'range') return;
     const k = view ? view.frame : nearestFrame(state.t);
@@ -190,6 +191,12 @@ function start() {
   } else window.addEventListener('resize', () => plots.resize($('plots').clientWidth));
 
   // start as the hash says
+  if (opts.camera && view) {
+    const [az, el] = opts.camera.split(',').map(Number);
+    if (Number.isFinite(az) && Number.isFinite(el)) view.resetCamera(az, el);
+    else showError(`camera=${opts.camera}: expected AZIMUTH,ELEVATION in degrees`);
+  }
+  if (opts.wireframe === '1' && meta.soft_bodies.length > 0) { $('wireframe').checked = true; if (view) view.showSoftWireframe(true); }
   if (opts.contacts === '1' && meta.contacts) { contacts.checked = true; if (view) view.showContacts(true); }
   if (opts.pick && view) {
     const b = meta.bodies.findIndex((x) => x.name === opts.pick);

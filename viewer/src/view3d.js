@@ -317,12 +317,18 @@ export class View3D {
     this.render();
   }
 
-  resetCamera() {
+  // the camera on a sphere about the scene's centre: azimuth about "up" from the front-left
+  // direction, elevation above the horizontal (degrees), far enough to see the whole scene
+  resetCamera(azimuth = 0, elevation = 27) {
+    this.cameraAngles = [azimuth, elevation];
     const center = this.bounds.getCenter(new THREE.Vector3());
     const r = Math.max(0.05, 0.5 * this.bounds.getSize(new THREE.Vector3()).length());
-    // from the front-left and a little above, along the scene's own up
-    const side = Math.abs(this.up.z) > 0.9 ? new THREE.Vector3(0.45, -1, 0) : new THREE.Vector3(0, 0, 1).cross(this.up).normalize();
-    const dir = side.clone().normalize().add(this.up.clone().multiplyScalar(0.55)).normalize();
+    const front = (Math.abs(this.up.z) > 0.9 ? new THREE.Vector3(0.45, -1, 0) : new THREE.Vector3(0, 0, 1).cross(this.up))
+      .projectOnPlane(this.up).normalize();
+    const left = this.up.clone().cross(front);
+    const az = THREE.MathUtils.degToRad(azimuth), el = THREE.MathUtils.degToRad(elevation);
+    const dir = front.multiplyScalar(Math.cos(az)).add(left.multiplyScalar(Math.sin(az))).multiplyScalar(Math.cos(el))
+      .add(this.up.clone().multiplyScalar(Math.sin(el))).normalize();
     const dist = r / Math.sin(THREE.MathUtils.degToRad(this.camera.fov / 2)) * 1.1;
     this.camera.position.copy(center.clone().add(dir.multiplyScalar(dist)));
     this.camera.near = dist / 200;
