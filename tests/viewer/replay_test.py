@@ -127,6 +127,16 @@ def data_mode(exe, src, tmp):
     check(max(abs(x - y) for x, y in zip(s["soft"][4 * nv * 3:], last)) < 1e-6, "last soft frame = frames.jsonl")
     check(max(ms["soft_bodies"][0]["faces"]) < nv, "surface faces index the vertices")
 
+    # a run that fails (a body faster than --max-speed at step 1) keeps exit code 3 and still
+    # gets its replay, up to the failed step
+    fast = os.path.join(tmp, "fast")
+    r = subprocess.run([exe, "run", f"{src}/scenes/sliding_box.json", "--out", fast, "--max-speed", "1", "--view", "--quiet"],
+                       capture_output=True, text=True)
+    check(r.returncode == 3, f"failed run with --view: exit 3, got {r.returncode}")
+    if check(os.path.exists(os.path.join(fast, "replay.html")), "failed run: replay.html written"):
+        _, mf, _ = read_replay(os.path.join(fast, "replay.html"))
+        check(mf["frames"]["step"] == [0, 1], f"failed run: frames of steps 0 and 1, got {mf['frames']['step']}")
+
     # broken folders: exit 2, the file (and line) named, no page written
     def broken(name, setup, expect_text):
         d = os.path.join(tmp, name)

@@ -74,8 +74,13 @@ int run(const RunArgs& a) {
     output.finish(world);
     if (vtk) vtk->finish();
     if (progress) std::fprintf(stderr, "\n");
-    // the replay of a failed run is written too: it shows how the run went wrong
-    if (a.view) write_replay(ViewArgs{out.string(), "", 1, true});
+    // the replay of a failed run is written too (it shows how the run went wrong); if the replay
+    // cannot be written, the run's own failure keeps its exit code
+    const int replay = a.view ? guarded([&] {
+      write_replay(ViewArgs{out.string(), "", 1, true});
+      return 0;
+    })
+                              : 0;
     if (result.status == StepResult::Status::Error) {  // a stage threw (World::step caught it)
       std::cerr << "coulomb: error at " << result.message << "\n";
       return 1;
@@ -84,6 +89,7 @@ int run(const RunArgs& a) {
       std::cerr << "coulomb: simulation became invalid at " << result.message << "\n";
       return 3;
     }
+    if (replay) return replay;
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!a.quiet)
       std::printf("%s: %d steps (%.3g s simulated) in %.3f s, %.3f ms/step, %.1f contacts/step, max penetration %.3g m -> %s\n",
