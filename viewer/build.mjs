@@ -29,7 +29,12 @@ const result = await esbuild.build({
   legalComments: 'inline',
   logLevel: 'warning',
 });
-let script = result.outputFiles[0].text;
+// the MIT licences of the bundled libraries go with them, as a comment at the top of the script
+const licences = ['three', 'uplot'].map((name) => {
+  const { version } = JSON.parse(readFileSync(join(modules, name, 'package.json'), 'utf8'));
+  return `${name} ${version}:\n${readFileSync(join(modules, name, 'LICENSE'), 'utf8').trim()}`;
+});
+let script = `/*!\n${licences.join('\n\n').replace(/\*\//g, '* /')}\n*/\n` + result.outputFiles[0].text;
 // the bundle sits inside <script>: no "</script" may appear in it
 script = script.replace(/<\/script/gi, '<\\/script');
 const style = readFileSync(join(modules, 'uplot/dist/uPlot.min.css'), 'utf8') + '\n' + readFileSync(join(here, 'src/style.css'), 'utf8');
