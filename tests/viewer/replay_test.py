@@ -213,8 +213,9 @@ def browser_mode(exe, src, tmp):
              "--set", "/output/contacts=true"])
         page = "file://" + os.path.join(out, "replay.html")
         t0 = time.time()
-        rep_a, con_a = chromium(browser, f"{page}#t={ta}&report=1&compare={tb}", os.path.join(tmp, f"{scene}_a.png"), tmp)
-        rep_b, con_b = chromium(browser, f"{page}#t={tb}&report=1", os.path.join(tmp, f"{scene}_b.png"), tmp)
+        # a fixed view height: the report's rectangles then hold for the screenshot too
+        rep_a, con_a = chromium(browser, f"{page}#t={ta}&report=1&height=540&compare={tb}", os.path.join(tmp, f"{scene}_a.png"), tmp)
+        rep_b, con_b = chromium(browser, f"{page}#t={tb}&report=1&height=540", os.path.join(tmp, f"{scene}_b.png"), tmp)
         print(f"{scene}: chromium {time.time() - t0:.1f} s; moved on screen: "
               + ", ".join(f"{m['name']} {m['px']:.0f} px" for m in rep_a.get("moved", [])[:8]))
         for rep, con, t in [(rep_a, con_a, ta), (rep_b, con_b, tb)]:
@@ -228,6 +229,10 @@ def browser_mode(exe, src, tmp):
         a = Image.open(os.path.join(tmp, f"{scene}_a.png")).convert("RGB")
         b = Image.open(os.path.join(tmp, f"{scene}_b.png")).convert("RGB")
         view = rep_a["view"]
+        check(rep_a["viewport"][0] == a.size[0] and abs(view["y1"] - view["y0"] - 540) < 1,
+              f"{scene}: the report's layout is the screenshot's (width {rep_a['viewport'][0]}, view {view})")
+        # the controls bar's top border (#e3e6ea) lies right below the view in the picture too
+        check(a.getpixel((5, int(round(view["y1"])))) == (227, 230, 234), f"{scene}: the view ends where the report says")
         box = tuple(int(round(v)) for v in (view["x0"], view["y0"], view["x1"], view["y1"]))
         for name, img in [("a", a), ("b", b)]:
             region = img.crop(box)

@@ -6,6 +6,7 @@
 //   contacts=1     show contacts                    pick=NAME  pick a body by name
 //   layout=view    the 3D view alone (screenshots)   report=1   write a JSON report into #replay-report
 //   camera=A,E     camera azimuth and elevation (degrees; default 0,27)   wireframe=1  soft wireframes
+//   height=PX      the 3D view's height in pixels (default: 56% of the window's)
 //   compare=T      with report: which bodies move on screen between t and T, and where
 import { loadReplay } from './data.js';
 import { View3D } from './view3d.js';
@@ -49,6 +50,12 @@ function start() {
   $('title').textContent = meta.scene.name || '(unnamed scene)';
   $('description').textContent = meta.scene.description || '';
   if (opts.layout === 'view') document.body.classList.add('view-only');
+  // a fixed height makes the layout independent of the window's height (the browser test: a
+  // headless browser may lay out its DOM dump and its screenshot at different heights)
+  if (opts.height !== undefined) {
+    if (!(+opts.height >= 100)) showError(`height=${opts.height}: expected a number of pixels >= 100`);
+    else document.querySelector('main').style.height = `${+opts.height}px`;
+  }
 
   let view = null;
   try {
@@ -208,9 +215,11 @@ function start() {
   setTime(opts.t !== undefined ? +opts.t : t0);
   if (opts.play === '1') play();
 
-  if (opts.report === '1') {
+  // the report describes the layout as it is: written again after every resize (a headless
+  // browser may resize the window before it takes its screenshot)
+  const writeReport = () => {
     const rect = (e) => { const r = e.getBoundingClientRect(); return { x0: r.left, y0: r.top, x1: r.right, y1: r.bottom }; };
-    const report = { status: 'ready', errors, frames: times.length, t: state.t, webgl: !!view,
+    const report = { status: 'ready', errors, frames: times.length, t: state.t, webgl: !!view, viewport: [innerWidth, innerHeight],
       view: rect($('view')), plots: rect($('plots')), controls: rect($('controls')), charts: plots.charts.length };
     if (view && opts.compare !== undefined) {
       // every body that moves on screen by more than 2 px between t and compare, with its
@@ -229,6 +238,11 @@ function start() {
       report.moved = moved;
     }
     $('replay-report').textContent = JSON.stringify(report);
+  };
+  if (opts.report === '1') {
+    writeReport();
+    window.addEventListener('resize', writeReport);
+    window.addEventListener('error', writeReport);  // after the template's collector has the error
   }
   document.documentElement.dataset.replay = 'ready';
 }
