@@ -1,6 +1,7 @@
 // The newton-pcr entry's option keys (seed 003; registry.cpp lists them): ncp, scaling, linear,
 // linear_iterations, linear_tol, step, epsilon, geometric_stiffness, start, device, and the common
-// ones but warm_start. Its own defaults for the common keys: 30 Newton iterations, residual 1e-6.
+// ones but warm_start. Its own defaults for the common keys: 30 Newton iterations, residual 1e-6
+// (abs_tol, m/s) and no relative test (rel_tol 0: a scene's rel_tol is relative to the first residual).
 #include <coulomb/gpu/schur.h>
 
 #include <cmath>

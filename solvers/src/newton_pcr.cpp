@@ -26,7 +26,8 @@
 // residual, the largest of |M^-1 g| (m/s, rad/s) and the rows' residuals in velocity units
 // (|rho| / h for positional rows, |phi_f| for friction); merit = the FCLib natural-map merit of
 // the contact part (solvers/merit.h) with u_n = gap / h and u_T = J_T u, so that it compares with
-// the other solvers'; converged = the residual reached abs_tol.
+// the other solvers'; converged = the residual reached abs_tol, or rel_tol times its value at
+// the first iterate (rel_tol is 0 unless the scene sets it).
 #include <coulomb/constraints.h>
 #include <coulomb/error.h>
 #include <coulomb/gpu/schur.h>
@@ -327,27 +328,30 @@ double Newton::build_system(bool first) {
         for (int j = 0; j < 2; ++j)
           for (int e = rows_.entry_start[std::size_t(r + j)]; e < rows_.entry_start[std::size_t(r + j) + 1]; ++e)
             vT[j] += rows_.entry_J[std::size_t(e)].dot(velocity(rows_.entry_dof[std::size_t(e)]));
-        if (!(mu * lambda_n > 0.0)) {
-          // eq. 106 inactive: the friction rows are removed; their impulse returns to zero
+        // eq. 33-35 with r-scaling (eq. 99-105): W = (|v_T| - psi) / (|lambda_f| + psi / r)
+        const double rf = n_.scaling == NcpScaling::Complementarity ? h_ * std::max(dm, 1e-300) : r_time;
+        const double lf = Pf.norm() / h_, v = vT.norm();
+        const double psi = mu * lambda_n > 0.0 ? ncp(n_.ncp, v, rf * (mu * lambda_n - lf)).phi : 0.0;
+        const double num = v - psi, den = lf + psi / rf;
+        if (mu * lambda_n > 0.0) {
+          // the residual of eq. 31-32: the NCP value and the misalignment of the force with the slip
+          const double align = lf > 0.0 ? (vT + v * Pf / Pf.norm()).norm() : v;
+          residual = std::max(residual, std::max(std::abs(psi), lf > 0.0 || v > 0.0 ? align : 0.0));
+        }
+        if (!(mu * lambda_n > 0.0) || !(den > 1e-9 * mu * lambda_n)) {
+          // eq. 106 inactive (or the fixed point asks for a friction force of at most zero): the
+          // friction rows are removed and their impulse returns to zero
           for (int j = 0; j < 2; ++j) {
             coupled_[std::size_t(r + j)] = 0;
             known_[std::size_t(r + j)] = -Pf[j];
             Cb[(i + j) * nb + i + j] = 1.0;
-            residual = std::max(residual, std::abs(Pf[j]) * dm);
+            if (!(mu * lambda_n > 0.0)) residual = std::max(residual, std::abs(Pf[j]) * dm);
           }
         } else {
-          // eq. 33-35 with r-scaling (eq. 99-105): W = (|v_T| - psi) / (|lambda_f| + psi / r)
-          const double rf = n_.scaling == NcpScaling::Complementarity ? h_ * std::max(dm, 1e-300) : r_time;
-          const double lf = Pf.norm() / h_, v = vT.norm();
-          const double psi = ncp(n_.ncp, v, rf * (mu * lambda_n - lf)).phi;
-          const double num = v - psi, den = lf + psi / rf;
-          double W = 0.0;
-          if (num > 0.0) W = num / std::max(den, 1e-9 * mu * lambda_n);
+          const double W = num > 0.0 ? num / den : 0.0;
           for (int j = 0; j < 2; ++j) {
-            const double phi = vT[j] + W * Pf[j] / h_;  // eq. 36
             Cb[(i + j) * nb + i + j] = W / h_;          // eq. 53, a = 1
-            rhs_[std::size_t(r + j)] = phi;
-            residual = std::max(residual, std::abs(phi));
+            rhs_[std::size_t(r + j)] = vT[j] + W * Pf[j] / h_;  // eq. 36
           }
         }
         ++i;  // the s row was done with the t row
@@ -460,13 +464,15 @@ SolverStats Newton::run() {
   lo.max_iterations = n_.linear_iterations;
   lo.rel_tol = n_.linear_tol;
   st.converged = false;
+  double first_residual = 0.0;
   for (int it = 0;; ++it) {
     set_configuration();
     const double residual = build_system(it == 0);
     if (!std::isfinite(residual)) throw std::runtime_error("newton-pcr: the Newton residual is not finite");
     st.residual = residual;
     if (o_.record_history) st.history.push_back(residual);
-    if (residual <= o_.abs_tol) {
+    if (it == 0) first_residual = residual;
+    if (residual <= o_.abs_tol || residual <= o_.rel_tol * first_residual) {
       st.converged = true;
       break;
     }
