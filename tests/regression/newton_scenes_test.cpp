@@ -93,6 +93,30 @@ TEST(NewtonScenes, ArchStands) {
 #endif
 }
 
+// Seed 003 s.10.1.2: 16 rigid links of 3 g on fixed joints of bending stiffness 250 N m sag to
+// the continuous cantilever's tip deflection w L^4 / (8 EI), EI = k l (the clamp joint, half a
+// link, has 2k): 2.411 mm, and the chain's own static value is (1 + 1/16^2) times that.
+TEST(NewtonScenes, BeamSagsLikeTheContinuousCantilever) {
+  SceneDef def = load_scene(std::string(COULOMB_SOURCE_DIR) + "/scenes/beam.json", {});
+  def.steps = 100;
+  World w(std::move(def));
+  double worst = 0.0;
+  while (w.step_count() < w.total_steps()) {
+    ASSERT_TRUE(w.step().ok());
+    worst = std::max(worst, w.last_stats().joint_error_linear);
+  }
+  const BodyState tip = w.body(w.find_body("link_15"));
+  const double deflection = 1.0 - (tip.position + tip.orientation * Vec3(0.025, 0, 0)).z();
+  const double l = 0.05, L = 16 * l, EI = 250.0 * l, wl = 0.003 * 9.81 / l;
+  const double continuous = wl * std::pow(L, 4) / (8.0 * EI);
+  std::printf("beam: tip deflection %.4f mm, continuous %.4f mm (ratio %.4f), joint error up to %.1e m\n",
+              1e3 * deflection, 1e3 * continuous, deflection / continuous, worst);
+  EXPECT_NEAR(deflection / continuous, 1.0, 0.05);
+  EXPECT_NEAR(deflection / continuous, 1.0 + 1.0 / 256.0, 1e-3);  // the chain's exact static sag
+  EXPECT_LT(worst, 1e-8);
+  EXPECT_TRUE(w.last_stats().solver.converged);
+}
+
 // The joints through newton-pcr: the door swings to its hinge limit and stops there.
 TEST(NewtonScenes, DoorStopsAtItsLimit) {
   SceneDef def = load_scene(std::string(COULOMB_SOURCE_DIR) + "/scenes/door.json", {"/solver/type=\"newton-pcr\""});
