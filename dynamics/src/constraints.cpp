@@ -208,7 +208,7 @@ void element_rows(const Configuration& c, const ElementConstraintDef& e, const E
 void joint_rows(const Configuration& c, const JointConstraint& j, BlockRows& out) {
   out.clear();
   const JointFrames f = joint_frames(c, j);
-  const double alpha = j.compliance;
+  const double alpha = j.compliance, alpha_ang = j.angular_compliance;
   // ball part: p_b - p_a = 0 along the world axes (ball, hinge, fixed)
   if (j.type != JointType::Prismatic) {
     const Vec3 d = f.pb - f.pa;
@@ -223,17 +223,17 @@ void joint_rows(const Configuration& c, const JointConstraint& j, BlockRows& out
     const Vec3 nb = f.Rb * j.axis_b;
     for (const Vec3* u : {&j.u1_a, &j.u2_a}) {
       const Vec3 ui = f.Ra * *u;
-      const int r = out.add_row(RowKind::Bilateral, ui.dot(nb), alpha, -kInfinity, kInfinity);
+      const int r = out.add_row(RowKind::Bilateral, ui.dot(nb), alpha_ang, -kInfinity, kInfinity);
       add_body(out, r, j.a, Vec3::Zero(), ui.cross(nb));
       add_body(out, r, j.b, Vec3::Zero(), nb.cross(ui));
     }
     if (j.limited) {
       // the joint angle is a's rotation relative to b about the axis, -theta
       const HingeAngle h = hinge_angle(f, j);
-      int r = out.add_row(RowKind::Limit, -h.theta - j.lo, alpha, 0.0, kInfinity);
+      int r = out.add_row(RowKind::Limit, -h.theta - j.lo, alpha_ang, 0.0, kInfinity);
       add_body(out, r, j.a, Vec3::Zero(), -h.Ja);
       add_body(out, r, j.b, Vec3::Zero(), h.Ja);
-      r = out.add_row(RowKind::Limit, j.hi + h.theta, alpha, 0.0, kInfinity);
+      r = out.add_row(RowKind::Limit, j.hi + h.theta, alpha_ang, 0.0, kInfinity);
       add_body(out, r, j.a, Vec3::Zero(), h.Ja);
       add_body(out, r, j.b, Vec3::Zero(), -h.Ja);
     }
@@ -252,7 +252,7 @@ void joint_rows(const Configuration& c, const JointConstraint& j, BlockRows& out
     const Mat3 Jb = e.w() * Mat3::Identity() - skew(v);
     const Mat3 Ja = -(e.w() * Mat3::Identity() + skew(v));
     for (int i = 0; i < 3; ++i) {
-      const int r = out.add_row(RowKind::Bilateral, 2.0 * v[i], alpha, -kInfinity, kInfinity);
+      const int r = out.add_row(RowKind::Bilateral, 2.0 * v[i], alpha_ang, -kInfinity, kInfinity);
       add_body(out, r, j.a, Vec3::Zero(), Ja.row(i).transpose());
       add_body(out, r, j.b, Vec3::Zero(), Jb.row(i).transpose());
     }

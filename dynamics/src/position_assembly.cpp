@@ -50,6 +50,8 @@ void assemble_position_problem(const PositionAssemblyInput& in, PositionProblem&
   integrate_positions(m, predicted, h);
   out.inv_mass = m.inv_mass;
   out.inv_inertia = m.inv_inertia;
+  out.x0 = s.x;
+  out.q0 = s.q;
   out.x = predicted.x;
   out.q = predicted.q;
   out.v = predicted.v;
@@ -60,6 +62,7 @@ void assemble_position_problem(const PositionAssemblyInput& in, PositionProblem&
   const auto np = std::size_t(base.back());
   out.p_inv_mass.resize(np);
   out.px.resize(np);
+  out.px0.resize(np);
   out.pv.resize(np);
   for (std::size_t b = 0; b < soft.size(); ++b) {
     const SoftBody& body = soft[b];
@@ -68,6 +71,7 @@ void assemble_position_problem(const PositionAssemblyInput& in, PositionProblem&
       const double im = body.inv_mass[std::size_t(i)];
       out.p_inv_mass[k] = im;
       out.pv[k] = im > 0.0 ? Vec3(body.v[std::size_t(i)] + h * in.gravity) : Vec3::Zero();
+      out.px0[k] = body.x[std::size_t(i)];
       out.px[k] = body.x[std::size_t(i)] + h * out.pv[k];
     }
     PbdMaterial mat;

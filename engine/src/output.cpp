@@ -27,6 +27,7 @@ nlohmann::json stats_json(const StepStats& s) {
           {"largest_island", s.largest_island},
           {"largest_island_bodies", s.largest_island_bodies},
           {"iterations", s.solver.iterations},
+          {"linear_iterations", s.solver.linear_iterations},
           {"residual", s.solver.residual},
           {"merit", s.solver.merit},
           {"converged", s.solver.converged},

@@ -178,6 +178,7 @@ JointDef parse_rigid_joint(ObjectReader& r, JointType type, std::size_t k, const
     d.limited = true;
   }
   d.compliance = r.number("compliance", 0.0, Range::non_negative());
+  d.angular_compliance = r.number("angular_compliance", d.compliance, Range::non_negative());
   d.collide = r.boolean("collide", false);
   return d;
 }

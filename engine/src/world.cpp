@@ -184,6 +184,7 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     j.lo = d.lo;
     j.hi = d.hi;
     j.compliance = d.compliance;
+    j.angular_compliance = d.angular_compliance >= 0.0 ? d.angular_compliance : d.compliance;
     joints_.push_back(j);
     if (d.b >= 0 && !d.collide) jointed_pairs_.emplace_back(std::min(d.a, d.b), std::max(d.a, d.b));
   }

@@ -15,9 +15,11 @@ SolverStats solve_prox_gs_assembled(const AssembledProblem&, const SolverOptions
 SolverStats solve_prox_jacobi(const ContactProblem&, const SolverOptions&, ContactSolution&);
 SolverStats solve_prox_jacobi_assembled(const AssembledProblem&, const SolverOptions&, ContactSolution&);
 SolverStats solve_xpbd(PositionProblem&, const SolverOptions&);
+SolverStats solve_newton_pcr(PositionProblem&, const SolverOptions&);
 SolverOptions parse_pgs_options(const SolverInfo&, const nlohmann::json&, const std::string&);
 SolverOptions parse_prox_options(const SolverInfo&, const nlohmann::json&, const std::string&);
 SolverOptions parse_xpbd_options(const SolverInfo&, const nlohmann::json&, const std::string&);
+SolverOptions parse_newton_options(const SolverInfo&, const nlohmann::json&, const std::string&);
 
 const std::vector<SolverInfo>& solver_registry() {
   static const std::vector<SolverInfo> registry = {
@@ -58,6 +60,18 @@ const std::vector<SolverInfo>& solver_registry() {
        .keys = {"type", "max_iterations", "abs_tol", "rel_tol", "record_history", "omega", "nesterov", "gauss_seidel"},
        .parse_options = &parse_xpbd_options,
        .solve_position = &solve_xpbd},
+      {.name = "newton-pcr",
+       .description = "non-smooth Newton (Fischer-Burmeister or min-map) with PCR on the implicit system of rigid "
+                      "bodies, joints, FEM and contacts, CPU or CUDA (seed 003)",
+       .kind = ProblemKind::Position,
+       .rigid = true,
+       .soft = true,
+       .joints = true,
+       .gpu = true,
+       .keys = {"type", "max_iterations", "abs_tol", "rel_tol", "record_history", "ncp", "scaling", "linear",
+                "linear_iterations", "linear_tol", "step", "epsilon", "geometric_stiffness", "start", "device"},
+       .parse_options = &parse_newton_options,
+       .solve_position = &solve_newton_pcr},
   };
   return registry;
 }

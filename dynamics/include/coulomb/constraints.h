@@ -112,7 +112,8 @@ const char* joint_type_name(JointType t);
 // Limit rows are unilateral (lambda >= 0): angle - lo >= 0 and hi - angle >= 0 (hinge, rad),
 // slide - lo >= 0 and hi - slide >= 0 (prismatic, m), where the angle is a's rotation relative to
 // b about the axis (right hand) and the slide is a's displacement relative to b along the axis,
-// both 0 at load time. Compliance applies to every row.
+// both 0 at load time. `compliance` softens the linear rows (ball, prismatic and its limits),
+// `angular_compliance` the angular ones (a bending stiffness k is angular_compliance 1/k).
 struct JointConstraint {
   JointType type = JointType::Ball;
   int a = -1, b = -1;  // rigid body indices; b (or a) -1 = the world
@@ -125,7 +126,8 @@ struct JointConstraint {
   Quat rel = Quat::Identity();  // rest relative orientation q_a^-1 q_b (angular lock rows)
   bool limited = false;
   double lo = 0.0, hi = 0.0;    // limits (rad or m)
-  double compliance = 0.0;      // (unit: m/N for linear rows, rad/(N m) for angular rows)
+  double compliance = 0.0;          // linear rows (unit: m/N)
+  double angular_compliance = 0.0;  // angular rows: hinge axis, angular locks, hinge limits (rad/(N m))
 };
 
 // The rows a joint has (without limits): 3 ball, 5 hinge, 5 prismatic, 6 fixed.

@@ -64,6 +64,7 @@ struct ContactSolution {
 // What every solver reports per step (DESIGN.md: comparisons between solvers are the point).
 struct SolverStats {
   int iterations = 0;
+  int linear_iterations = 0;      // newton-pcr: inner linear iterations summed over the Newton iterations
   double residual = 0.0;          // the solver's own merit at exit
   double merit = 0.0;             // FCLib natural-map merit of the returned impulses (solvers/merit.h)
   bool converged = true;

@@ -47,6 +47,10 @@ struct PositionProblem {
   std::vector<Vec3> inv_inertia;    // principal inverse moments, body frame (unit: 1/(kg m^2))
   std::vector<Vec3> x, v, w;        // w in the world frame
   std::vector<Quat> q;
+  // the configuration at the start of the step, q^l (seed 003's q^-, eq. 50: q = q^- + h G u);
+  // set by the assembly, read by newton-pcr (xpbd-jacobi works from the prediction alone)
+  std::vector<Vec3> x0, px0;
+  std::vector<Quat> q0;
 
   // particle DOFs (np)
   std::vector<double> p_inv_mass;   // 0 for pinned particles

@@ -81,6 +81,7 @@ struct JointDef {
   bool limited = false;
   double lo = 0.0, hi = 0.0;        // limits (unit: rad for hinge, m for prismatic)
   double compliance = 0.0;          // (unit: m/N, rad/(N m))
+  double angular_compliance = -1.0; // angular rows only (rad/(N m)); < 0: `compliance`
   bool collide = false;             // whether a and b still collide with each other
 };
 

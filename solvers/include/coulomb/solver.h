@@ -17,9 +17,9 @@ namespace coulomb {
 // which solve function of SolverInfo is set.
 enum class ProblemKind {
   Velocity,  // a ContactProblem, impulses from v = A lambda + b (solve, solve_assembled): pgs, prox-*
-  Position,  // a PositionProblem, its DOFs moved in place (solve_position): xpbd-jacobi
-  // to come: Newton (seed 003: rigid bodies, joints, FEM and contacts in one implicit system)
-  // and Mlcp (seed 004: the MLCP with active-set switching), each with its problem and stages
+  Position,  // a PositionProblem, its DOFs moved in place (solve_position): xpbd-jacobi, and
+             // newton-pcr (seed 003: the same implicit-Euler unknowns, solved as one Newton system)
+  // to come: Mlcp (seed 004: the MLCP with active-set switching), with its problem and stages
 };
 template <>
 struct EnumNames<ProblemKind> {

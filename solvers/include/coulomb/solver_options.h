@@ -101,12 +101,53 @@ struct XpbdOptions {
   bool gauss_seidel = false;  // the sequential variant (omega as given, no momentum)
 };
 
+// newton-pcr (seed 003): the non-smooth Newton method on the implicit system of eq. 46-50
+enum class NcpFunction { FischerBurmeister, MinMap };  // s.4.1-4.2, appendix A
+template <>
+struct EnumNames<NcpFunction> {
+  static constexpr std::array<std::string_view, 2> names{"fb", "minmap"};
+};
+// r of the NCP functions (s.7): eq. 66's effective mass times h^2 (normals) or h (friction), a
+// constant h^2 (h for friction), or 1
+enum class NcpScaling { Complementarity, Timestep, Identity };
+template <>
+struct EnumNames<NcpScaling> {
+  static constexpr std::array<std::string_view, 3> names{"complementarity", "timestep", "identity"};
+};
+// the linear back end of each Newton iteration (s.8.2, figure 18); same order as gpu::LinearSolver
+enum class NewtonLinear { Pcr, Cg, Jacobi, GaussSeidel, Direct };
+template <>
+struct EnumNames<NewtonLinear> {
+  static constexpr std::array<std::string_view, 5> names{"pcr", "cg", "jacobi", "gauss-seidel", "direct"};
+};
+enum class ComputeDevice { Cpu, Cuda, Auto };
+template <>
+struct EnumNames<ComputeDevice> {
+  static constexpr std::array<std::string_view, 3> names{"cpu", "cuda", "auto"};
+};
+
+// The common max_iterations counts Newton iterations and abs_tol bounds the Newton residual
+// (solvers/src/newton_pcr.cpp says which); the defaults below are set by its parse function.
+struct NewtonOptions {
+  NcpFunction ncp = NcpFunction::FischerBurmeister;
+  NcpScaling scaling = NcpScaling::Complementarity;
+  NewtonLinear linear = NewtonLinear::Pcr;
+  int linear_iterations = 40;     // per Newton iteration (s.10.4 uses 40)
+  double linear_tol = 1e-4;       // relative residual at which the linear solve stops early
+  double step = 0.75;             // damped Newton t (s.8.1)
+  double epsilon = 1e-6;          // s.8.4 regularisation, relative to each row's J H^-1 J^T diagonal
+  bool geometric_stiffness = true;  // s.8.3's diagonal secant approximation (eq. 71-74)
+  bool start_from_free = false;   // u^0 = the free velocity instead of eq. 67's zero
+  ComputeDevice device = ComputeDevice::Auto;
+};
+
 // What a solve function gets: the common keys and every family's part (see the top of this file).
 // A new solver family adds its part here (solvers/README.md, "Adding a solver").
 struct SolverOptions : CommonSolverOptions {
   PgsOptions pgs;
   ProxOptions prox;
   XpbdOptions xpbd;
+  NewtonOptions newton;
 };
 
 }  // namespace coulomb
