@@ -179,11 +179,13 @@ function start() {
   $('wireframe').onchange = () => { if (view) { view.showSoftWireframe($('wireframe').checked); setTime(state.t); } };
   $('reset').onclick = () => view && view.resetCamera(...view.cameraAngles);
   document.addEventListener('keydown', (e) => {
+    // a focused button or list takes its own keys (space would press the button a second time)
+    if (e.target.tagName === 'BUTTON' || e.target.tagName === 'SELECT') return;
     if (e.target.tagName === 'INPUT' && e.target.type !== 'checkbox' && e.target.type !== 'range') return;
     const k = view ? view.frame : nearestFrame(state.t);
     if (e.key === ' ') { e.preventDefault(); state.playing ? pause() : play(); }
-    else if (e.key === 'ArrowRight') { pause(); setTime(times[Math.min(times.length - 1, k + 1)]); }
-    else if (e.key === 'ArrowLeft') { pause(); setTime(times[Math.max(0, k - 1)]); }
+    else if (e.key === 'ArrowRight') { e.preventDefault(); pause(); setTime(times[Math.min(times.length - 1, k + 1)]); }
+    else if (e.key === 'ArrowLeft') { e.preventDefault(); pause(); setTime(times[Math.max(0, k - 1)]); }
   });
   if (view) {
     const canvas = view.renderer.domElement;
