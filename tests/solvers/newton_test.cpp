@@ -15,6 +15,7 @@ SolverOptions options(NcpFunction f = NcpFunction::FischerBurmeister, NewtonLine
   SolverOptions o;
   o.max_iterations = 100;
   o.abs_tol = 1e-10;
+  o.rel_tol = 0.0;
   o.newton.ncp = f;
   o.newton.linear = lin;
   o.newton.linear_tol = 1e-10;
