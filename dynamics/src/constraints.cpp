@@ -237,6 +237,12 @@ void joint_rows(const Configuration& c, const JointConstraint& j, BlockRows& out
       add_body(out, r, j.a, Vec3::Zero(), h.Ja);
       add_body(out, r, j.b, Vec3::Zero(), -h.Ja);
     }
+    if (j.driven) {  // the angle (a relative to b, -theta) follows its target
+      const HingeAngle h = hinge_angle(f, j);
+      const int r = out.add_row(RowKind::Bilateral, -h.theta - j.drive_target, j.drive_compliance, -kInfinity, kInfinity);
+      add_body(out, r, j.a, Vec3::Zero(), -h.Ja);
+      add_body(out, r, j.b, Vec3::Zero(), h.Ja);
+    }
   }
   if (j.type == JointType::Prismatic) {
     const Vec3 d = f.pb - f.pa;
@@ -266,6 +272,12 @@ void joint_rows(const Configuration& c, const JointConstraint& j, BlockRows& out
     r = out.add_row(RowKind::Limit, j.hi - slide, alpha, 0.0, kInfinity);
     add_prismatic_row(out, r, j, f, n, 1.0);
   }
+  if (j.type == JointType::Prismatic && j.driven) {  // the slide follows its target
+    const Vec3 n = f.Ra * j.axis_a;
+    const int r = out.add_row(RowKind::Bilateral, n.dot(f.pa - f.pb) - j.drive_target, j.drive_compliance,
+                              -kInfinity, kInfinity);
+    add_prismatic_row(out, r, j, f, n, -1.0);
+  }
 }
 
 JointError joint_error(const Configuration& c, const JointConstraint& j) {
@@ -275,7 +287,8 @@ JointError joint_error(const Configuration& c, const JointConstraint& j) {
   // row order: linear rows first (3 ball or 2 prismatic), then angular rows, then limits
   const int linear = j.type == JointType::Prismatic ? 2 : 3;
   const bool angular_limit = j.type == JointType::Hinge;
-  for (int r = 0; r < b.rows; ++r) {
+  const int rows = b.rows - (j.driven ? 1 : 0);  // the drive row (last) is a servo, not a violation
+  for (int r = 0; r < rows; ++r) {
     const double v = b.kind[std::size_t(r)] == RowKind::Limit ? std::max(0.0, -b.value[r]) : std::abs(b.value[r]);
     const bool is_linear = b.kind[std::size_t(r)] == RowKind::Limit ? !angular_limit : r < linear;
     (is_linear ? e.linear : e.angular) = std::max(is_linear ? e.linear : e.angular, v);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <string_view>
 
@@ -179,6 +180,36 @@ JointDef parse_rigid_joint(ObjectReader& r, JointType type, std::size_t k, const
   }
   d.compliance = r.number("compliance", 0.0, Range::non_negative());
   d.angular_compliance = r.number("angular_compliance", d.compliance, Range::non_negative());
+  if (const Json* drive = r.find("drive")) {
+    const std::string ptr = r.pointer_of("drive");
+    if (type != JointType::Hinge && type != JointType::Prismatic)
+      throw InputError(ptr, std::string("a ") + joint_type_name(type) + " joint has no drive (only hinge and prismatic)");
+    if (!drive->is_object()) throw InputError(ptr, "expected {\"target\": [[t, value], ...], \"compliance\": c}");
+    for (const auto& [key, v] : drive->items())
+      if (key != "target" && key != "compliance")
+        throw InputError(ptr + "/" + key, "unknown key (known keys: target, compliance)");
+    const Json* target = drive->contains("target") ? &(*drive)["target"] : nullptr;
+    if (!target || !target->is_array() || target->empty())
+      throw InputError(ptr + "/target", "expected a non-empty array of [time, value] points");
+    double last = -std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < target->size(); ++i) {
+      const Json& p = (*target)[i];
+      const std::string pp = ptr + "/target/" + std::to_string(i);
+      if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number())
+        throw InputError(pp, "expected [time, value]");
+      const double t = p[0].get<double>(), v = p[1].get<double>();
+      if (!std::isfinite(t) || !std::isfinite(v)) throw InputError(pp, "expected finite numbers");
+      if (!(t > last)) throw InputError(pp, "times must increase");
+      last = t;
+      d.drive.emplace_back(t, v);
+    }
+    if (drive->contains("compliance")) {
+      const Json& c = (*drive)["compliance"];
+      if (!c.is_number() || !std::isfinite(c.get<double>()) || c.get<double>() < 0.0)
+        throw InputError(ptr + "/compliance", "expected a number >= 0");
+      d.drive_compliance = c.get<double>();
+    }
+  }
   d.collide = r.boolean("collide", false);
   return d;
 }

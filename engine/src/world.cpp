@@ -185,6 +185,8 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     j.hi = d.hi;
     j.compliance = d.compliance;
     j.angular_compliance = d.angular_compliance >= 0.0 ? d.angular_compliance : d.compliance;
+    j.driven = !d.drive.empty();
+    j.drive_compliance = d.drive_compliance;
     joints_.push_back(j);
     if (d.b >= 0 && !d.collide) jointed_pairs_.emplace_back(std::min(d.a, d.b), std::max(d.a, d.b));
   }
@@ -335,7 +337,7 @@ void World::assemble_joints() {
   BlockRows rows;
   for (const JointConstraint& j : joints_) {
     joint_rows(c, j, rows);
-    problem_.joints.add_joint(j.a, j.b, rows, u_free_, scene_.dt);
+    problem_.joints.add_joint(j.a, j.b, rows, u_free_, scene_.dt, j.driven ? rows.rows - 1 : -1);
   }
   problem_.joints.finalize(problem_.inv_mass, problem_.inv_inertia);
   // every joint keeps its rows from step to step, so last step's impulses match row by row
@@ -416,8 +418,24 @@ StepResult World::step() {
   return result;
 }
 
+// The drives' targets at the end of the coming step (a piecewise-linear schedule, held outside it).
+void World::update_drives() {
+  const double t = double(step_ + 1) * scene_.dt;
+  for (std::size_t k = 0; k < joints_.size(); ++k) {
+    const auto& s = scene_.joints[k].drive;
+    if (s.empty()) continue;
+    double v = s.back().second;
+    if (t <= s.front().first) v = s.front().second;
+    for (std::size_t i = 0; i + 1 < s.size(); ++i)
+      if (t >= s[i].first && t < s[i + 1].first)
+        v = s[i].second + (t - s[i].first) / (s[i + 1].first - s[i].first) * (s[i + 1].second - s[i].second);
+    joints_[k].drive_target = v;
+  }
+}
+
 StepResult World::run_stages() {
   if (stage_fault_) stage_fault_(step_ + 1);
+  update_drives();
   switch (solver_->kind) {  // the stage list of the solver's problem kind (solvers/solver.h)
     case ProblemKind::Position: return run_position_stages();  // world_position.cpp (seed 002)
     case ProblemKind::Velocity: break;                          // the stages below

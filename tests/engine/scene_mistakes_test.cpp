@@ -355,6 +355,23 @@ TEST(SceneMistakes, RigidJointMistakes) {
   EXPECT_EQ(parse_scene(joints(fixed), ".").joints[0].anchor, Vec3(0, 0, 1));  // body a's position
   json prismatic = json::parse(R"({"type": "prismatic", "a": "b0", "b": null, "axis": [1, 0, 0], "limits": [-1, 2]})");
   EXPECT_NO_THROW(parse_scene(joints(prismatic), "."));
+  // angular_compliance and drives (scenes/README.md)
+  expect_error(joints(with(hinge, "/angular_compliance", -1)), "/joints/0/angular_compliance", "");
+  json driven = with(prismatic, "/drive", json::parse(R"({"target": [[0, 0], [1, 0.5]], "compliance": 1e-6})"));
+  const SceneDef d = parse_scene(joints(driven), ".");
+  ASSERT_EQ(d.joints[0].drive.size(), 2u);
+  EXPECT_EQ(d.joints[0].drive[1], std::make_pair(1.0, 0.5));
+  EXPECT_EQ(d.joints[0].drive_compliance, 1e-6);
+  expect_error(joints(with(ball, "/drive", json::parse(R"({"target": [[0, 0]]})"))), "/joints/0/drive", "no drive");
+  expect_error(joints(with(prismatic, "/drive", json::parse(R"({"target": []})"))), "/joints/0/drive/target", "non-empty");
+  expect_error(joints(with(prismatic, "/drive", json::parse(R"({"target": [[1, 0], [1, 2]]})"))),
+               "/joints/0/drive/target/1", "times must increase");
+  expect_error(joints(with(prismatic, "/drive", json::parse(R"({"target": [[0, "x"]]})"))), "/joints/0/drive/target/0",
+               "[time, value]");
+  expect_error(joints(with(prismatic, "/drive", json::parse(R"({"target": [[0, 0]], "compliance": -1})"))),
+               "/joints/0/drive/compliance", ">= 0");
+  expect_error(joints(with(prismatic, "/drive", json::parse(R"({"target": [[0, 0]], "gain": 1})"))),
+               "/joints/0/drive/gain", "unknown key");
 }
 
 TEST(SceneMistakes, GeneratorMistakes) {

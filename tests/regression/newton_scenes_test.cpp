@@ -1,6 +1,7 @@
 // Seed 003 section 10's rigid scenes (figure 14) with newton-pcr, and what the relaxation solvers
 // do on the same scenes (printed; the heavy stack's failure is asserted, as the paper reports).
 // COULOMB_LONG_NEWTON (long_tests) runs the arch for its full 10 s.
+#include <coulomb/soft_body.h>
 #include <coulomb/world.h>
 #include <gtest/gtest.h>
 
@@ -115,6 +116,40 @@ TEST(NewtonScenes, BeamSagsLikeTheContinuousCantilever) {
   EXPECT_NEAR(deflection / continuous, 1.0 + 1.0 / 256.0, 1e-3);  // the chain's exact static sag
   EXPECT_LT(worst, 1e-8);
   EXPECT_TRUE(w.last_stats().solver.converged);
+}
+
+// Sixteen compound tables (4.7 kg, mu 0.7) dropped in random orientations pile up and come to
+// rest, some on others, without sinking into each other.
+TEST(NewtonScenes, TablesPileUpAndRest) {
+  SceneDef def = load_scene(std::string(COULOMB_SOURCE_DIR) + "/scenes/table_pile.json", {});
+  World w(std::move(def));
+  double penetration = 0.0;
+  while (w.step_count() < w.total_steps()) {
+    ASSERT_TRUE(w.step().ok());
+    penetration = std::max(penetration, w.last_stats().max_penetration);
+  }
+  double top = 0.0;
+  for (int i = 0; i < w.body_count(); ++i) top = std::max(top, w.body(i).position.z());
+  std::printf("table_pile: highest table centre %.3f m, max penetration %.4f m, kinetic energy %.2e J\n", top,
+              penetration, w.last_stats().kinetic_energy);
+  EXPECT_GT(top, 0.4);  // a table on another (one standing on the ground has its centre at 0.185 m)
+  EXPECT_LT(penetration, 0.03);
+  EXPECT_LT(w.last_stats().kinetic_energy, 1e-4);
+}
+
+// Two jaws on driven prismatic joints squeeze a soft Neo-Hookean ball and a carriage lifts it
+// 20 cm: friction on the deforming ball carries its weight (seed 003 s.10.1.4 in miniature).
+TEST(NewtonScenes, SoftGraspLiftsTheBall) {
+  SceneDef def = load_scene(std::string(COULOMB_SOURCE_DIR) + "/scenes/soft_grasp.json", {});
+  World w(std::move(def));
+  while (w.step_count() < w.total_steps()) ASSERT_TRUE(w.step().ok());
+  const SoftBody& ball = w.soft_body(0);
+  const double z = soft_centroid(ball).z(), volume = soft_volume(ball) / ball.total_rest_volume;
+  const double jaw = w.body(w.find_body("jaw_left")).position.z();
+  std::printf("soft_grasp: ball centroid at %.4f m (start 0.06), jaws at %.4f m, volume %.4f of rest\n", z, jaw, volume);
+  EXPECT_GT(z, 0.25);                  // lifted about 20 cm with the jaws
+  EXPECT_LT(std::abs(z - jaw), 0.01);  // and not slipping out of them
+  EXPECT_GT(volume, 0.95);
 }
 
 // The joints through newton-pcr: the door swings to its hinge limit and stops there.

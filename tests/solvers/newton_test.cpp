@@ -6,15 +6,18 @@
 #include <coulomb/solver.h>
 #include <gtest/gtest.h>
 
+#include "position_problems.h"
+
 namespace coulomb {
 namespace {
 
-constexpr double kG = 9.81;
+using test::kG;
 
 SolverOptions options(NcpFunction f = NcpFunction::FischerBurmeister, NewtonLinear lin = NewtonLinear::Pcr) {
   SolverOptions o;
   o.max_iterations = 100;
   o.abs_tol = 1e-10;
+  o.rel_tol = 0.0;
   o.newton.ncp = f;
   o.newton.linear = lin;
   o.newton.linear_tol = 1e-10;
@@ -25,23 +28,7 @@ SolverOptions options(NcpFunction f = NcpFunction::FischerBurmeister, NewtonLine
 
 SolverStats solve(PositionProblem& p, const SolverOptions& o) { return find_solver("newton-pcr")->solve_position(p, o); }
 
-// A unit-mass particle at rest on the plane z = 0, predicted one step of free fall, with a
-// tangential velocity vt.
-PositionProblem particle_on_plane(const Vec3& vt, double mu, double h) {
-  PositionProblem p;
-  p.dt = h;
-  p.p_inv_mass = {1.0};
-  p.pv = {vt + Vec3(0, 0, -kG * h)};
-  p.px0 = {Vec3::Zero()};
-  p.px = {h * p.pv[0]};
-  PbdContact c;
-  c.b.particle = {0, -1, -1};
-  c.b.weight = Vec3(1, 0, 0);
-  c.normal = Vec3::UnitZ();
-  c.mu = mu;
-  p.contacts = {c};
-  return p;
-}
+using test::particle_on_plane;
 
 TEST(NewtonPcr, ContactHoldsTheParticleOnThePlane) {
   for (NcpFunction f : {NcpFunction::FischerBurmeister, NcpFunction::MinMap}) {

@@ -1,6 +1,7 @@
 // The solver registry: every entry is consistent with its problem kind, parses exactly the keys
 // it lists, and its parse function gives the documented defaults and typed values.
 #include <coulomb/error.h>
+#include <coulomb/gpu/schur.h>
 #include <coulomb/solver.h>
 #include <gtest/gtest.h>
 
@@ -52,10 +53,12 @@ TEST(Registry, EntriesMatchTheirProblemKind) {
   EXPECT_EQ(find_solver("pgs")->kind, ProblemKind::Velocity);
   EXPECT_EQ(find_solver("xpbd-jacobi")->kind, ProblemKind::Position);
   EXPECT_EQ(find_solver("nope"), nullptr);
-  EXPECT_EQ(solver_names_with(&SolverInfo::soft), "xpbd-jacobi");
+  EXPECT_EQ(find_solver("newton-pcr")->kind, ProblemKind::Position);
+  EXPECT_EQ(solver_names_with(&SolverInfo::soft), "xpbd-jacobi, newton-pcr");
   EXPECT_EQ(solver_capabilities(*find_solver("xpbd-jacobi")), "rigid + soft + joints");
   EXPECT_EQ(solver_capabilities(*find_solver("pgs")), "rigid + joints");
-  EXPECT_EQ(solver_names_with(&SolverInfo::gpu), "");
+  EXPECT_EQ(solver_capabilities(*find_solver("newton-pcr")), "rigid + soft + joints + gpu");
+  EXPECT_EQ(solver_names_with(&SolverInfo::gpu), "newton-pcr");
 }
 
 TEST(Registry, EveryListedKeyIsParsedAndNoOther) {
@@ -88,10 +91,21 @@ TEST(Registry, DefaultsAreThoseOfTheStructs) {
   const SolverOptions d;
   for (const SolverInfo& s : solver_registry()) {
     const SolverOptions o = parse(s.name, json::object());
-    EXPECT_EQ(o.max_iterations, 100);
+    // newton-pcr's own defaults for the common keys (newton_options.cpp: Newton iterations, no
+    // relative test, no warm start); the others keep the struct's
+    const bool newton = s.name == "newton-pcr";
+    EXPECT_EQ(o.max_iterations, newton ? 30 : 100) << s.name;
     EXPECT_EQ(o.abs_tol, 1e-6);
-    EXPECT_EQ(o.rel_tol, 1e-6);
-    EXPECT_TRUE(o.warm_start);
+    EXPECT_EQ(o.rel_tol, newton ? 0.0 : 1e-6) << s.name;
+    EXPECT_EQ(o.warm_start, !newton) << s.name;
+    const NewtonOptions n;
+    EXPECT_EQ(o.newton.ncp, n.ncp);
+    EXPECT_EQ(o.newton.scaling, n.scaling);
+    EXPECT_EQ(o.newton.linear, n.linear);
+    EXPECT_EQ(o.newton.linear_iterations, n.linear_iterations);
+    EXPECT_EQ(o.newton.step, n.step);
+    EXPECT_EQ(o.newton.epsilon, n.epsilon);
+    EXPECT_EQ(o.newton.device, n.device);
     EXPECT_FALSE(o.record_history);
     EXPECT_EQ(o.threads, 1);
     EXPECT_EQ(o.pgs.sor, d.pgs.sor);
@@ -192,6 +206,32 @@ TEST(Registry, XpbdKeys) {
   EXPECT_FALSE(o.xpbd.nesterov);
   EXPECT_TRUE(o.xpbd.gauss_seidel);
   EXPECT_EQ(parse_error("xpbd-jacobi", "omega", 0).message(), "expected a relaxation factor in (0, 2)");
+}
+
+TEST(Registry, NewtonKeys) {
+  const SolverOptions o = parse("newton-pcr", {{"ncp", "minmap"}, {"scaling", "identity"}, {"linear", "gauss-seidel"},
+                                               {"linear_iterations", 7}, {"linear_tol", 1e-3}, {"step", 1.0},
+                                               {"epsilon", 0.0}, {"geometric_stiffness", false}, {"start", "free"},
+                                               {"device", "cpu"}});
+  EXPECT_EQ(o.newton.ncp, NcpFunction::MinMap);
+  EXPECT_EQ(o.newton.scaling, NcpScaling::Identity);
+  EXPECT_EQ(o.newton.linear, NewtonLinear::GaussSeidel);
+  EXPECT_EQ(o.newton.linear_iterations, 7);
+  EXPECT_EQ(o.newton.linear_tol, 1e-3);
+  EXPECT_EQ(o.newton.step, 1.0);
+  EXPECT_EQ(o.newton.epsilon, 0.0);
+  EXPECT_FALSE(o.newton.geometric_stiffness);
+  EXPECT_TRUE(o.newton.start_from_free);
+  EXPECT_EQ(o.newton.device, ComputeDevice::Cpu);
+  EXPECT_NE(parse_error("newton-pcr", "ncp", "newton").message().find("expected one of \"fb\", \"minmap\""),
+            std::string::npos);
+  EXPECT_EQ(parse_error("newton-pcr", "step", 0).message(), "expected a damped Newton step in (0, 1]");
+  EXPECT_EQ(parse_error("newton-pcr", "linear_iterations", 2.5).message(), "expected an integer in [1, 1000000]");
+  EXPECT_NE(parse_error("newton-pcr", "start", "warm").message().find("expected one of"), std::string::npos);
+  EXPECT_NE(parse_error("newton-pcr", "warm_start", true).message().find("unknown key"), std::string::npos);
+  if (!gpu::cuda_available())
+    EXPECT_NE(parse_error("newton-pcr", "device", "cuda").message().find("needs a CUDA build and a visible GPU"),
+              std::string::npos);
 }
 
 TEST(Registry, EnumNames) {

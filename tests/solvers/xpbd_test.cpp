@@ -4,6 +4,8 @@
 #include <coulomb/position_problem.h>
 #include <coulomb/solver.h>
 #include <gtest/gtest.h>
+
+#include "position_problems.h"
 #include <tbb/task_arena.h>
 
 #include <cmath>
@@ -11,7 +13,7 @@
 namespace coulomb {
 namespace {
 
-constexpr double kG = 9.81;
+using test::kG;
 
 SolverOptions options(bool gauss_seidel, int iterations = 50) {
   SolverOptions o;
@@ -24,23 +26,7 @@ SolverOptions options(bool gauss_seidel, int iterations = 50) {
 
 SolverStats solve(PositionProblem& p, const SolverOptions& o) { return find_solver("xpbd-jacobi")->solve_position(p, o); }
 
-// A unit-mass particle predicted one step of free fall below the plane z = 0 (it was resting on
-// it), with a tangential velocity vt.
-PositionProblem particle_on_plane(const Vec3& vt, double mu, double h) {
-  PositionProblem p;
-  p.dt = h;
-  p.p_inv_mass = {1.0};
-  p.pv = {vt + Vec3(0, 0, -kG * h)};
-  p.px = {h * p.pv[0]};
-  PbdContact c;
-  c.a.anchor = Vec3::Zero();  // world point on the plane
-  c.b.particle = {0, -1, -1};
-  c.b.weight = Vec3(1, 0, 0);
-  c.normal = Vec3::UnitZ();
-  c.mu = mu;
-  p.contacts = {c};
-  return p;
-}
+using test::particle_on_plane;
 
 TEST(Xpbd, ContactStopsPenetrationAtPositionLevel) {
   for (bool gs : {false, true}) {

@@ -128,6 +128,12 @@ struct JointConstraint {
   double lo = 0.0, hi = 0.0;    // limits (rad or m)
   double compliance = 0.0;          // linear rows (unit: m/N)
   double angular_compliance = 0.0;  // angular rows: hinge axis, angular locks, hinge limits (rad/(N m))
+  // A position drive (hinge, prismatic): one more bilateral row, last in the block,
+  // coordinate - drive_target = 0 with compliance drive_compliance (the World moves the target
+  // along the scene's schedule each step). Not counted in joint_error: it is a servo, not a violation.
+  bool driven = false;
+  double drive_target = 0.0;      // (unit: rad or m)
+  double drive_compliance = 0.0;  // (unit: rad/(N m) or m/N)
 };
 
 // The rows a joint has (without limits): 3 ball, 5 hinge, 5 prismatic, 6 fixed.

@@ -82,6 +82,10 @@ struct JointDef {
   double lo = 0.0, hi = 0.0;        // limits (unit: rad for hinge, m for prismatic)
   double compliance = 0.0;          // (unit: m/N, rad/(N m))
   double angular_compliance = -1.0; // angular rows only (rad/(N m)); < 0: `compliance`
+  // "drive" (hinge, prismatic): the joint coordinate follows a piecewise-linear schedule of
+  // (time s, target rad or m) points, held before the first and after the last
+  std::vector<std::pair<double, double>> drive;
+  double drive_compliance = 0.0;
   bool collide = false;             // whether a and b still collide with each other
 };
 

@@ -192,6 +192,7 @@ class World {
   std::vector<double> joint_cache_;  // last step's joint row impulses (warm start)
 
   std::vector<JointConstraint> joints_;  // the model's rigid joints
+  void update_drives();                  // drive targets for the coming step (scene schedules)
   std::vector<std::pair<int, int>> jointed_pairs_;  // (a < b) pairs that do not collide, sorted
 
   // soft bodies and the position-level path (world_position.cpp)
