@@ -5,16 +5,17 @@
 //
 //   node build.mjs NODE_MODULES_DIR OUTPUT_HTML
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const [modules, output] = process.argv.slice(2);
-if (!modules || !output) {
+const [modulesArg, outputArg] = process.argv.slice(2);
+if (!modulesArg || !outputArg) {
   console.error('usage: node build.mjs NODE_MODULES_DIR OUTPUT_HTML');
   process.exit(2);
 }
+const modules = resolve(modulesArg), output = resolve(outputArg);
 const require = createRequire(join(modules, 'noop.js'));
 const esbuild = require('esbuild');
 

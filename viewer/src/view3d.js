@@ -129,30 +129,31 @@ export class View3D {
     return moving.isEmpty() ? this.boundsOf(() => true) : moving;
   }
 
-  // the box holding the chosen bodies' balls and the soft vertices at up to 40 frames; with
-  // more than 200 points, from the 1st to the 99th percentile along each axis, so that a few
-  // bodies thrown far away do not shrink everything else to a dot
+  // the box holding the chosen rigid bodies' balls and the soft vertices at up to 40 frames; with
+  // more than 200 rigid samples, those from the 1st to the 99th percentile along each axis, so
+  // that a few bodies thrown far away do not shrink everything else to a dot
   boundsOf(take) {
     const { meta, arrays } = this.replay;
     const nf = meta.frames.count, nb = meta.bodies.length, nv = meta.softVertexCount;
     const stride = Math.max(1, Math.floor(nf / 40));
     const lo = [[], [], []], hi = [[], [], []];
+    const box = new THREE.Box3();
     for (let f = 0; f < nf; f += stride) {
       for (let b = 0; b < nb; ++b) {
         if (meta.shapes[meta.bodies[b].shape].type === 'plane' || !take(b)) continue;
         const r = this.radius[meta.bodies[b].shape], o = (f * nb + b) * 7;
         for (let c = 0; c < 3; ++c) { lo[c].push(arrays.poses[o + c] - r); hi[c].push(arrays.poses[o + c] + r); }
       }
-      for (let v = 0; v < nv; ++v)
-        for (let c = 0; c < 3; ++c) { const x = arrays.soft[(f * nv + v) * 3 + c]; lo[c].push(x); hi[c].push(x); }
+      const p = new THREE.Vector3();
+      for (let v = 0; v < nv; ++v) box.expandByPoint(p.fromArray(arrays.soft, (f * nv + v) * 3));
     }
-    const box = new THREE.Box3();
     const n = lo[0].length;
-    if (n === 0) return box;
-    const q = n > 200 ? 0.01 : 0;
-    const at = (values, fraction) => values.sort((x, y) => x - y)[Math.min(values.length - 1, Math.floor(fraction * values.length))];
-    box.min.set(at(lo[0], q), at(lo[1], q), at(lo[2], q));
-    box.max.set(at(hi[0], 1 - q), at(hi[1], 1 - q), at(hi[2], 1 - q));
+    if (n > 0) {
+      const q = n > 200 ? 0.01 : 0;
+      const at = (values, fraction) => values.sort((x, y) => x - y)[Math.min(values.length - 1, Math.floor(fraction * values.length))];
+      box.expandByPoint(new THREE.Vector3(at(lo[0], q), at(lo[1], q), at(lo[2], q)));
+      box.expandByPoint(new THREE.Vector3(at(hi[0], 1 - q), at(hi[1], 1 - q), at(hi[2], 1 - q)));
+    }
     return box;
   }
 
