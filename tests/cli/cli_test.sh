@@ -73,7 +73,12 @@ check soft-wrong-solver 2 "$exe" validate "$src/scenes/soft_stack.json" --solver
 contains soft-wrong-solver-pointer "/solver/type"
 check info-again 0 "$exe" info
 contains info-soft "[rigid + soft"
-contains info-kind "xpbd-jacobi  position"
+contains info-kind "xpbd-jacobi    position"
+contains info-fclib-only "newton-fb      velocity  [fclib only]"
+# an FCLib-only solver is refused for a scene at /solver/type, naming the solvers that can
+check fclib-only-solver 2 "$exe" validate "$src/scenes/sliding_box.json" --solver newton-fb
+contains fclib-only-solver-pointer "/solver/type"
+contains fclib-only-solver-message "solves assembled FCLib problems only"
 
 # --log-level: global (before or after the subcommand); an unknown level is an argument mistake
 check log-level-bogus 2 "$exe" --log-level bogus info

@@ -33,6 +33,7 @@ struct FclibArgs {
   int max_iterations = 10000;
   bool json = false;                 // one JSON object per line instead of a table
   RStrategy r_strategy = RStrategy::Local;  // PROX r-factor strategy (seed 000 section 4.2)
+  std::vector<std::string> options;  // KEY=VALUE: a solver option key for every chosen solver that has it
 };
 
 struct StudyArgs {

@@ -68,6 +68,10 @@ int main(int argc, char** argv) {
   const auto& r_strategies = coulomb::EnumNames<coulomb::RStrategy>::names;
   fclib->add_option("--r-strategy", r_strategy, "PROX r-factor strategy: global (r = 1/max A_ii), local, blocked")
       ->check(CLI::IsMember(std::vector<std::string>(r_strategies.begin(), r_strategies.end())));
+  fclib->add_option("--option", fclib_args.options,
+                    "KEY=VALUE: a solver option (scene key, VALUE as JSON or a plain string) for every chosen "
+                    "solver that accepts KEY (repeatable), e.g. linear_solver=pcr")
+      ->allow_extra_args(false);
   fclib->add_flag("--json", fclib_args.json, "one JSON object per line instead of a table");
 
   try {

@@ -121,13 +121,16 @@ int info(bool json) {
     return 0;
   }
   std::printf("coulomb %s\n\nsolvers (name, problem kind, what it handles):\n", b.version.c_str());
-  int width = 0;  // of the capabilities column
-  for (const SolverInfo& s : solver_registry()) width = std::max(width, int(solver_capabilities(s).size()) + 2);
+  int width = 0, name_width = 0;  // of the capabilities and name columns
+  for (const SolverInfo& s : solver_registry()) {
+    width = std::max(width, int(solver_capabilities(s).size()) + 2);
+    name_width = std::max(name_width, int(s.name.size()));
+  }
   for (const SolverInfo& s : solver_registry()) {
     std::string handles = "[";
     handles += solver_capabilities(s);
     handles += "]";
-    std::printf("  %-12s %-8s  %-*s  %s\n", s.name.c_str(), std::string(to_string(s.kind)).c_str(), width,
+    std::printf("  %-*s %-8s  %-*s  %s\n", name_width, s.name.c_str(), std::string(to_string(s.kind)).c_str(), width,
                 handles.c_str(), s.description.c_str());
   }
   auto list = [](const char* title, const std::vector<std::string>& v) {

@@ -68,6 +68,7 @@ struct SolverStats {
   double merit = 0.0;             // FCLib natural-map merit of the returned impulses (solvers/merit.h)
   bool converged = true;
   int divergence_detections = 0;  // r-factor back-tracks (PROX); 0 for PGS
+  int linear_iterations = 0;      // Newton solvers: inner (Krylov) iterations over all Newton steps; 0 for a direct solve
   double time_ms = 0.0;
   std::vector<double> history;    // the solver's own residual after each iteration (record_history)
 };

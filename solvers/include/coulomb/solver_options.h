@@ -101,12 +101,40 @@ struct XpbdOptions {
   bool gauss_seidel = false;  // the sequential variant (omega as given, no momentum)
 };
 
+// newton-fb, newton-minmap (seed 003 on assembled local problems, newton_fclib.cpp): how the
+// Newton system is solved each iteration. Ldlt and Pcr work on the symmetric (compliance) form of
+// seed 003 eq. 59, with the symmetric part of W; Lu factorises the exact (unsymmetric) Jacobian.
+enum class NewtonLinearSolver { Ldlt, Lu, Pcr };
+template <>
+struct EnumNames<NewtonLinearSolver> {
+  static constexpr std::array<std::string_view, 3> names{"ldlt", "lu", "pcr"};
+};
+
+// How friction enters the Newton system: seed 003's fixed-point compliance W (eq. 33-37, 104-105),
+// or the semismooth form of the same NCP function on the Coulomb cone (the cone's projection for
+// the minimum map, i.e. Alart-Curnier; the second-order-cone Fischer-Burmeister function).
+enum class NewtonFriction { FixedPoint, Cone };
+template <>
+struct EnumNames<NewtonFriction> {
+  static constexpr std::array<std::string_view, 2> names{"fixed_point", "cone"};
+};
+
+struct NewtonFclibOptions {
+  double damping = 0.75;              // t of seed 003 s.8.1: lambda += t dlambda
+  bool line_search = true;            // back-tracking on ||phi|| when the damped step does not decrease it
+  NewtonLinearSolver linear_solver = NewtonLinearSolver::Ldlt;
+  NewtonFriction friction = NewtonFriction::FixedPoint;
+  int pcr_iterations = 200;           // Pcr: at most this many iterations per Newton step
+  double regularization = 1e-10;      // epsilon of s.8.4, relative to each row's r-factor
+};
+
 // What a solve function gets: the common keys and every family's part (see the top of this file).
 // A new solver family adds its part here (solvers/README.md, "Adding a solver").
 struct SolverOptions : CommonSolverOptions {
   PgsOptions pgs;
   ProxOptions prox;
   XpbdOptions xpbd;
+  NewtonFclibOptions newton_fclib;
 };
 
 }  // namespace coulomb

@@ -1,0 +1,359 @@
+// Non-smooth Newton on assembled local problems (FCLib: u = W r + q, one Coulomb cone per
+// contact), seed 003 sections 4, 6-8 and appendix A: `newton-fb` (Fischer-Burmeister) and
+// `newton-minmap` (minimum map).
+//
+// Why this shape. A local problem has no bodies, so the velocity-level unknowns of seed 003 are
+// gone: u = W r + q is a function of the impulses r, and the Newton system of eq. 56 reduces to
+// its Schur complement (eq. 59) with J M^-1 J^T = W. Every residual row is in velocity units:
+//   normal    phi(u_n, rho_n r_n) with rho_n = W_nn (eq. 93-98; the r-factor of eq. 66, which is
+//             the diagonal of the Delassus operator here: h^2 J M^-1 J^T maps impulses to
+//             position errors, W maps them to velocities)
+//   friction  u_T + w r_T with the fixed-point compliance w (eq. 36, 104-105, rho_f the mean of
+//             W_tt and W_ss), or rho_f r_T when mu r_n <= 0 (eq. 106: no friction row, r_T = 0)
+// so row i of the Jacobian is a_i W_{i,:} + b_i e_i^T (w held constant, eq. 37). Dividing a row
+// by a_i > 0 gives the symmetric compliance form (W + diag(b / a)) dr = -phi / a of eq. 59, which
+// SimplicialLDLT or PCR (section 8.2) solve; rows with a_i = 0 fix dr_i = -phi_i / b_i. SparseLU
+// on the exact Jacobian is the third choice (it also uses W's unsymmetric part, which some FCLib
+// files carry). The iterate is damped, r += t dr with t = 0.75 (s.8.1), from r = 0 (eq. 68) or a
+// warm start, and the returned impulses are the best iterate by the FCLib merit.
+#include <coulomb/merit.h>
+#include <coulomb/ncp.h>
+#include <coulomb/solver.h>
+
+#include <Eigen/OrderingMethods>
+#include <Eigen/SparseCholesky>
+#include <Eigen/SparseLU>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+namespace coulomb {
+
+namespace {
+
+using SpMat = Eigen::SparseMatrix<double>;  // column-major
+using Vec = Eigen::VectorXd;
+
+enum class Ncp { FischerBurmeister, MinMap };
+
+// The local problem in flat arrays: 3 rows per contact (normal, t, s); torsion rows dropped.
+struct Local {
+  int nc = 0, m = 0;
+  SpMat W;             // (m x m), every diagonal entry stored
+  SpMat Wsym;          // (W + W^T) / 2, every diagonal entry stored
+  Vec q;               // (m)
+  std::vector<double> mu;  // (nc)
+  Vec rho;             // (m) r-factor of each row (eq. 66): W_nn for normal rows, (W_tt + W_ss) / 2 for friction rows
+  double merit_scale = 1.0;  // 1 + sqrt(||q||), the FCLib merit's denominator
+};
+
+Local make_local(const AssembledProblem& p) {
+  Local L;
+  L.nc = p.num_contacts();
+  L.m = 3 * L.nc;
+  std::vector<Eigen::Triplet<double>> t;
+  t.reserve(p.block.size() * 9 + std::size_t(L.m));
+  for (int k = 0; k < L.nc; ++k)
+    for (int e = p.row_start[std::size_t(k)]; e < p.row_start[std::size_t(k) + 1]; ++e) {
+      const int c = p.col[std::size_t(e)];
+      const Mat4& B = p.block[std::size_t(e)];
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+          if (B(i, j) != 0.0) t.emplace_back(3 * k + i, 3 * c + j, B(i, j));
+    }
+  for (int i = 0; i < L.m; ++i) t.emplace_back(i, i, 0.0);  // the diagonal is always stored
+  L.W.resize(L.m, L.m);
+  L.W.setFromTriplets(t.begin(), t.end());
+  L.W.makeCompressed();
+  const SpMat Wt = L.W.transpose();
+  L.Wsym = 0.5 * (L.W + Wt);
+  L.Wsym.makeCompressed();
+  L.q.resize(L.m);
+  L.mu.resize(std::size_t(L.nc));
+  L.rho.resize(L.m);
+  double mean_diag = 0.0;
+  int positive = 0;
+  for (int i = 0; i < L.m; ++i)
+    if (L.W.coeff(i, i) > 0.0) {
+      mean_diag += L.W.coeff(i, i);
+      ++positive;
+    }
+  mean_diag = positive > 0 ? mean_diag / positive : 1.0;
+  for (int k = 0; k < L.nc; ++k) {
+    L.q.segment<3>(3 * k) = p.b[std::size_t(k)].head<3>();
+    L.mu[std::size_t(k)] = p.mu[std::size_t(k)][0];
+    // eq. 66 with the Delassus diagonal; a row without response falls back to the mean diagonal
+    const double wn = L.W.coeff(3 * k, 3 * k);
+    const double wf = 0.5 * (L.W.coeff(3 * k + 1, 3 * k + 1) + L.W.coeff(3 * k + 2, 3 * k + 2));
+    L.rho[3 * k] = wn > 0.0 ? wn : mean_diag;
+    L.rho[3 * k + 1] = L.rho[3 * k + 2] = wf > 0.0 ? wf : mean_diag;
+  }
+  L.merit_scale = 1.0 + std::sqrt(L.q.norm());
+  return L;
+}
+
+// FCLib's MERIT_1 (merit.h) of r with u = W r + q.
+double merit_of(const Local& L, const Vec& r, const Vec& u) {
+  double sum = 0.0;
+  for (int k = 0; k < L.nc; ++k) {
+    const Vec3 rk = r.segment<3>(3 * k), uk = u.segment<3>(3 * k);
+    Vec3 u_hat = uk;
+    u_hat[0] += L.mu[std::size_t(k)] * std::hypot(uk[1], uk[2]);
+    sum += (rk - project_on_cone(rk - u_hat, L.mu[std::size_t(k)])).squaredNorm();
+  }
+  return std::sqrt(sum) / L.merit_scale;
+}
+
+// The residual phi(r) and its Jacobian rows a_i W_{i,:} + b_i e_i^T (seed 003 eq. 53-58 with the
+// velocity-level contact condition 0 <= u_n _|_ r_n >= 0 of a local problem).
+struct Residual {
+  Vec phi, a, b;
+};
+
+void evaluate(const Local& L, Ncp ncp, const Vec& r, const Vec& u, Residual& out) {
+  out.phi.resize(L.m);
+  out.a.resize(L.m);
+  out.b.resize(L.m);
+  for (int k = 0; k < L.nc; ++k) {
+    const int n = 3 * k;
+    // normal: phi(u_n, rho r_n), eq. 93-95 (FB) or 96-98 (minimum map)
+    const NcpValue v = ncp == Ncp::FischerBurmeister ? phi_fb_scaled(u[n], r[n], L.rho[n])
+                                                     : phi_min_scaled(u[n], r[n], L.rho[n]);
+    out.phi[n] = v.value;
+    out.a[n] = v.d_a;
+    out.b[n] = v.d_b;
+    // friction: phi_f = u_T + w r_T (eq. 36) while mu r_n > 0, else r_T = 0 (eq. 106)
+    const double limit = L.mu[std::size_t(k)] * r[n], rf = L.rho[n + 1];
+    if (limit > 0.0) {
+      const double slip = std::hypot(u[n + 1], u[n + 2]), friction = std::hypot(r[n + 1], r[n + 2]);
+      const double w = ncp == Ncp::FischerBurmeister ? friction_compliance_fb(slip, friction, limit, rf)
+                                                     : friction_compliance_min(slip, friction, limit, rf);
+      for (int i = 1; i < 3; ++i) {
+        out.phi[n + i] = u[n + i] + w * r[n + i];
+        out.a[n + i] = 1.0;
+        out.b[n + i] = w;
+      }
+    } else {
+      for (int i = 1; i < 3; ++i) {
+        out.phi[n + i] = rf * r[n + i];
+        out.a[n + i] = 0.0;
+        out.b[n + i] = rf;
+      }
+    }
+  }
+}
+
+// A row with a_i below this is fixed (dr_i = -phi_i / b_i) instead of divided by a_i.
+constexpr double kFixedRow = 1e-12;
+
+// The Newton direction from the rows of the Jacobian, by one of the linear solvers.
+class NewtonSystem {
+ public:
+  NewtonSystem(const Local& L, const NewtonFclibOptions& o) : L_(L), o_(o) {}
+
+  // Returns false if the factorisation failed (a singular system without regularisation).
+  bool solve(const Residual& R, Vec& dr, int& linear_iterations) {
+    switch (o_.linear_solver) {
+      case NewtonLinearSolver::Lu: return solve_lu(R, dr);
+      case NewtonLinearSolver::Ldlt:
+      case NewtonLinearSolver::Pcr: return solve_symmetric(R, dr, linear_iterations);
+    }
+    return false;
+  }
+
+ private:
+  // SparseLU of J = diag(a) W + diag(b) + eps diag(rho a)
+  bool solve_lu(const Residual& R, Vec& dr) {
+    if (J_.rows() == 0) J_ = L_.W;
+    for (int j = 0; j < L_.m; ++j)
+      for (SpMat::InnerIterator it(J_, j), w(L_.W, j); it; ++it, ++w) {
+        const int i = int(it.row());
+        double v = R.a[i] * w.value();
+        if (i == j) v += R.b[i] + o_.regularization * L_.rho[i] * R.a[i];
+        it.valueRef() = v;
+      }
+    if (!lu_analyzed_) {
+      lu_.analyzePattern(J_);
+      lu_analyzed_ = true;
+    }
+    lu_.factorize(J_);
+    if (lu_.info() != Eigen::Success) return false;
+    dr = lu_.solve(-R.phi);
+    return lu_.info() == Eigen::Success && dr.allFinite();
+  }
+
+  // The compliance form of eq. 59: rows with a_i > 0 divided by a_i, rows with a_i = 0 fixed.
+  bool solve_symmetric(const Residual& R, Vec& dr, int& linear_iterations) {
+    const int m = L_.m;
+    fixed_.assign(std::size_t(m), 0);
+    Vec d(m), rhs(m), fixed_step = Vec::Zero(m);
+    for (int i = 0; i < m; ++i) {
+      if (R.a[i] > kFixedRow) {
+        d[i] = R.b[i] / R.a[i] + o_.regularization * L_.rho[i];
+        rhs[i] = -R.phi[i] / R.a[i];
+      } else {
+        fixed_[std::size_t(i)] = 1;
+        fixed_step[i] = -R.phi[i] / R.b[i];
+        d[i] = 1.0;
+        rhs[i] = 0.0;
+      }
+    }
+    // the fixed rows' steps move the free rows' velocities (with the true W)
+    const Vec coupling = L_.W * fixed_step;
+    for (int i = 0; i < m; ++i)
+      if (!fixed_[std::size_t(i)]) rhs[i] -= coupling[i];
+    Vec x;
+    if (o_.linear_solver == NewtonLinearSolver::Ldlt) {
+      if (!ldlt_factorize(d)) return false;
+      x = ldlt_.solve(rhs);
+      if (ldlt_.info() != Eigen::Success) return false;
+    } else {
+      linear_iterations += pcr(d, rhs, x);
+    }
+    dr = x;
+    for (int i = 0; i < m; ++i)
+      if (fixed_[std::size_t(i)]) dr[i] = fixed_step[i];
+    return dr.allFinite();
+  }
+
+  bool ldlt_factorize(const Vec& d) {
+    if (S_.rows() == 0) S_ = L_.Wsym;
+    for (int j = 0; j < L_.m; ++j)
+      for (SpMat::InnerIterator it(S_, j), w(L_.Wsym, j); it; ++it, ++w) {
+        const int i = int(it.row());
+        double v = w.value();
+        if (fixed_[std::size_t(i)] || fixed_[std::size_t(j)]) v = 0.0;
+        if (i == j) v = fixed_[std::size_t(i)] ? 1.0 : v + d[i];
+        it.valueRef() = v;
+      }
+    if (!ldlt_analyzed_) {
+      ldlt_.analyzePattern(S_);
+      ldlt_analyzed_ = true;
+    }
+    ldlt_.factorize(S_);
+    return ldlt_.info() == Eigen::Success;
+  }
+
+  // y = S x on the free rows (the fixed rows' x is zero and their y is left zero)
+  void apply(const Vec& d, const Vec& x, Vec& y) const {
+    y.noalias() = L_.Wsym * x;
+    for (int i = 0; i < L_.m; ++i) y[i] = fixed_[std::size_t(i)] ? 0.0 : y[i] + d[i] * x[i];
+  }
+
+  // Preconditioned conjugate residual (seed 003 s.8.2) with the Jacobi preconditioner, from
+  // x = 0: each iteration minimises the preconditioned residual over the Krylov space, so it
+  // decreases monotonically and stops early at pcr_iterations or a relative residual of 1e-10.
+  int pcr(const Vec& d, const Vec& b, Vec& x) {
+    const int m = L_.m;
+    Vec Minv(m);
+    for (int i = 0; i < m; ++i) {
+      const double diag = fixed_[std::size_t(i)] ? 1.0 : L_.Wsym.coeff(i, i) + d[i];
+      Minv[i] = fixed_[std::size_t(i)] || !(diag > 0.0) ? 0.0 : 1.0 / diag;
+    }
+    x = Vec::Zero(m);
+    Vec r = Minv.cwiseProduct(b), p = r, Ar(m), Ap(m);
+    apply(d, r, Ar);
+    Ap = Ar;
+    double rAr = r.dot(Ar);
+    const double r0 = r.norm();
+    int it = 0;
+    for (; it < o_.pcr_iterations && r.norm() > 1e-10 * r0 && rAr > 0.0; ++it) {
+      const Vec MAp = Minv.cwiseProduct(Ap);
+      const double denom = Ap.dot(MAp);
+      if (!(denom > 0.0)) break;
+      const double alpha = rAr / denom;
+      x += alpha * p;
+      r -= alpha * MAp;
+      apply(d, r, Ar);
+      const double rAr_next = r.dot(Ar);
+      const double beta = rAr_next / rAr;
+      rAr = rAr_next;
+      p = r + beta * p;
+      Ap = Ar + beta * Ap;
+    }
+    return it;
+  }
+
+  const Local& L_;
+  const NewtonFclibOptions& o_;
+  std::vector<char> fixed_;
+  SpMat J_, S_;
+  Eigen::SparseLU<SpMat, Eigen::COLAMDOrdering<int>> lu_;
+  Eigen::SimplicialLDLT<SpMat, Eigen::Lower, Eigen::AMDOrdering<int>> ldlt_;
+  bool lu_analyzed_ = false, ldlt_analyzed_ = false;
+};
+
+SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol, Ncp ncp) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const NewtonFclibOptions& o = opt.newton_fclib;
+  SolverStats stats;
+  stats.converged = false;
+  const Local L = make_local(p);
+  const int nc = L.nc;
+
+  // zero start (eq. 68) or the caller's impulses
+  Vec r = Vec::Zero(L.m);
+  if (opt.warm_start && int(sol.lambda.size()) == nc)
+    for (int k = 0; k < nc; ++k) r.segment<3>(3 * k) = sol.lambda[std::size_t(k)].head<3>();
+  Vec u = L.W * r + L.q;
+  Residual R;
+  evaluate(L, ncp, r, u, R);
+  double merit = merit_of(L, r, u), theta = R.phi.squaredNorm();
+  Vec best = r;
+  double best_merit = merit;
+
+  NewtonSystem system(L, o);
+  Vec dr, trial, u_trial;
+  Residual R_trial;
+  for (int it = 0; it < opt.max_iterations && nc > 0 && !(merit <= opt.abs_tol); ++it) {
+    if (!system.solve(R, dr, stats.linear_iterations)) break;
+    // damped step (s.8.1); with line_search, halve it while ||phi|| does not decrease
+    double t = o.damping;
+    for (int ls = 0;; ++ls) {
+      trial = r + t * dr;
+      u_trial = L.W * trial + L.q;
+      evaluate(L, ncp, trial, u_trial, R_trial);
+      const double theta_trial = R_trial.phi.squaredNorm();
+      if (!o.line_search || theta_trial <= (1.0 - 1e-4 * t) * theta || ls == 20) break;
+      t *= 0.5;
+    }
+    r.swap(trial);
+    u.swap(u_trial);
+    std::swap(R, R_trial);
+    theta = R.phi.squaredNorm();
+    merit = merit_of(L, r, u);
+    stats.iterations = it + 1;
+    if (opt.record_history) stats.history.push_back(std::sqrt(theta));
+    if (!std::isfinite(merit)) break;
+    if (merit < best_merit) {
+      best_merit = merit;
+      best = r;
+    }
+  }
+
+  sol.lambda.assign(std::size_t(nc), Vec4::Zero());
+  for (int k = 0; k < nc; ++k) sol.lambda[std::size_t(k)].head<3>() = best.segment<3>(3 * k);
+  sol.joint_lambda.clear();
+  {
+    const Vec ub = L.W * best + L.q;
+    Residual Rb;
+    evaluate(L, ncp, best, ub, Rb);
+    stats.residual = Rb.phi.norm();
+  }
+  AssembledOperator op(p);
+  stats.merit = fclib_merit(op, sol.lambda);
+  stats.converged = stats.merit <= opt.abs_tol;
+  stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return stats;
+}
+
+}  // namespace
+
+SolverStats solve_newton_fb_assembled(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol) {
+  return newton(p, opt, sol, Ncp::FischerBurmeister);
+}
+SolverStats solve_newton_minmap_assembled(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol) {
+  return newton(p, opt, sol, Ncp::MinMap);
+}
+
+}  // namespace coulomb
