@@ -17,13 +17,16 @@
 // files carry). The iterate is damped, r += t dr with t = 0.75 (s.8.1), from r = 0 (eq. 68) or a
 // warm start, and the returned impulses are the best iterate by the FCLib merit.
 #include <coulomb/merit.h>
-#include <coulomb/ncp.h>
+#include <coulomb/ncp_contact.h>
 #include <coulomb/solver.h>
 
 #include <Eigen/OrderingMethods>
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseLU>
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <limits>
 
@@ -33,8 +36,6 @@ namespace {
 
 using SpMat = Eigen::SparseMatrix<double>;  // column-major
 using Vec = Eigen::VectorXd;
-
-enum class Ncp { FischerBurmeister, MinMap };
 
 // The local problem in flat arrays: 3 rows per contact (normal, t, s); torsion rows dropped.
 struct Local {
@@ -104,74 +105,106 @@ double merit_of(const Local& L, const Vec& r, const Vec& u) {
   return std::sqrt(sum) / L.merit_scale;
 }
 
-// The residual phi(r) and its Jacobian rows a_i W_{i,:} + b_i e_i^T (seed 003 eq. 53-58 with the
-// velocity-level contact condition 0 <= u_n _|_ r_n >= 0 of a local problem).
+// The residual phi(r) and the blocks of its Jacobian blockdiag(A) W + blockdiag(B) (seed 003
+// eq. 53-59 with the velocity-level contact condition 0 <= u_n _|_ r_n >= 0 of a local problem).
 struct Residual {
-  Vec phi, a, b;
+  Vec phi;                // (m)
+  std::vector<Mat3> A, B;  // (nc) d phi_k / d u_k, d phi_k / d r_k
 };
 
-void evaluate(const Local& L, Ncp ncp, const Vec& r, const Vec& u, Residual& out) {
+struct Formulation {
+  NcpFunction ncp;
+  NewtonFriction friction;
+};
+
+void evaluate(const Local& L, Formulation f, const Vec& r, const Vec& u, Residual& out) {
   out.phi.resize(L.m);
-  out.a.resize(L.m);
-  out.b.resize(L.m);
+  out.A.resize(std::size_t(L.nc));
+  out.B.resize(std::size_t(L.nc));
   for (int k = 0; k < L.nc; ++k) {
     const int n = 3 * k;
-    // normal: phi(u_n, rho r_n), eq. 93-95 (FB) or 96-98 (minimum map)
-    const NcpValue v = ncp == Ncp::FischerBurmeister ? phi_fb_scaled(u[n], r[n], L.rho[n])
-                                                     : phi_min_scaled(u[n], r[n], L.rho[n]);
-    out.phi[n] = v.value;
-    out.a[n] = v.d_a;
-    out.b[n] = v.d_b;
-    // friction: phi_f = u_T + w r_T (eq. 36) while mu r_n > 0, else r_T = 0 (eq. 106)
-    const double limit = L.mu[std::size_t(k)] * r[n], rf = L.rho[n + 1];
-    if (limit > 0.0) {
-      const double slip = std::hypot(u[n + 1], u[n + 2]), friction = std::hypot(r[n + 1], r[n + 2]);
-      const double w = ncp == Ncp::FischerBurmeister ? friction_compliance_fb(slip, friction, limit, rf)
-                                                     : friction_compliance_min(slip, friction, limit, rf);
-      for (int i = 1; i < 3; ++i) {
-        out.phi[n + i] = u[n + i] + w * r[n + i];
-        out.a[n + i] = 1.0;
-        out.b[n + i] = w;
-      }
-    } else {
-      for (int i = 1; i < 3; ++i) {
-        out.phi[n + i] = rf * r[n + i];
-        out.a[n + i] = 0.0;
-        out.b[n + i] = rf;
-      }
-    }
+    const Vec3 uk = u.segment<3>(n), rk = r.segment<3>(n);
+    const double mu = L.mu[std::size_t(k)], rn = L.rho[n], rf = L.rho[n + 1];
+    ContactNcp c;
+    if (f.friction == NewtonFriction::FixedPoint) c = contact_ncp_fixed_point(f.ncp, uk, rk, mu, rn, rf);
+    else if (f.ncp == NcpFunction::MinMap) c = contact_ncp_alart_curnier(uk, rk, mu, rn, rf);
+    else c = contact_ncp_fb_cone(uk, rk, mu, rn);
+    out.phi.segment<3>(n) = c.phi;
+    out.A[std::size_t(k)] = c.d_u;
+    out.B[std::size_t(k)] = c.d_r;
   }
 }
 
-// A row with a_i below this is fixed (dr_i = -phi_i / b_i) instead of divided by a_i.
+// A row whose velocity coefficient is below this is fixed (dr_i = -phi_i / B_ii) instead of divided.
 constexpr double kFixedRow = 1e-12;
 
 // The Newton direction from the rows of the Jacobian, by one of the linear solvers.
 class NewtonSystem {
  public:
-  NewtonSystem(const Local& L, const NewtonFclibOptions& o) : L_(L), o_(o) {}
+  NewtonSystem(const Local& L, const NewtonFclibOptions& o, bool symmetric_form)
+      : L_(L), o_(o), symmetric_form_(symmetric_form) {}
 
-  // Returns false if the factorisation failed (a singular system without regularisation).
+  // Returns false if the factorisation failed.
   bool solve(const Residual& R, Vec& dr, int& linear_iterations) {
-    switch (o_.linear_solver) {
-      case NewtonLinearSolver::Lu: return solve_lu(R, dr);
-      case NewtonLinearSolver::Ldlt:
-      case NewtonLinearSolver::Pcr: return solve_symmetric(R, dr, linear_iterations);
-    }
-    return false;
+    if (!symmetric_form_ || o_.linear_solver == NewtonLinearSolver::Lu) return solve_lu(R, dr);
+    return solve_symmetric(R, dr, linear_iterations);
   }
 
  private:
-  // SparseLU of J = diag(a) W + diag(b) + eps diag(rho a)
+  // The pattern of J = blockdiag(A) W + blockdiag(B): block row k holds every column of W's three
+  // rows of contact k (and its own three), in all three rows. Built once; `pos_` maps each
+  // (contact, column, row) to J's value array.
+  void build_pattern() {
+    const Eigen::SparseMatrix<double, Eigen::RowMajor> Wr = L_.W;
+    cols_.assign(std::size_t(L_.nc), {});
+    wvals_.assign(std::size_t(L_.nc), {});
+    std::vector<Eigen::Triplet<double>> t;
+    for (int k = 0; k < L_.nc; ++k) {
+      std::vector<int>& cols = cols_[std::size_t(k)];
+      for (int i = 0; i < 3; ++i)
+        for (Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator it(Wr, 3 * k + i); it; ++it)
+          cols.push_back(int(it.col()));
+      std::sort(cols.begin(), cols.end());
+      cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+      std::vector<Vec3>& vals = wvals_[std::size_t(k)];
+      vals.assign(cols.size(), Vec3::Zero());
+      for (int i = 0; i < 3; ++i)
+        for (Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator it(Wr, 3 * k + i); it; ++it)
+          vals[std::size_t(std::lower_bound(cols.begin(), cols.end(), int(it.col())) - cols.begin())][i] = it.value();
+      for (int c : cols)
+        for (int i = 0; i < 3; ++i) t.emplace_back(3 * k + i, c, 0.0);
+    }
+    J_.resize(L_.m, L_.m);
+    J_.setFromTriplets(t.begin(), t.end());
+    J_.makeCompressed();
+    pos_.clear();
+    pos_.reserve(t.size());
+    for (const auto& e : t) {
+      const int* first = J_.innerIndexPtr() + J_.outerIndexPtr()[e.col()];
+      const int* last = J_.innerIndexPtr() + J_.outerIndexPtr()[e.col() + 1];
+      pos_.push_back(int(std::lower_bound(first, last, e.row()) - J_.innerIndexPtr()));
+    }
+  }
+
+  // SparseLU of J = blockdiag(A) W + blockdiag(B) + eps diag(rho) (the exact Jacobian)
   bool solve_lu(const Residual& R, Vec& dr) {
-    if (J_.rows() == 0) J_ = L_.W;
-    for (int j = 0; j < L_.m; ++j)
-      for (SpMat::InnerIterator it(J_, j), w(L_.W, j); it; ++it, ++w) {
-        const int i = int(it.row());
-        double v = R.a[i] * w.value();
-        if (i == j) v += R.b[i] + o_.regularization * L_.rho[i] * R.a[i];
-        it.valueRef() = v;
+    if (J_.rows() == 0) build_pattern();
+    double* v = J_.valuePtr();
+    std::size_t e = 0;
+    for (int k = 0; k < L_.nc; ++k) {
+      const Mat3& A = R.A[std::size_t(k)];
+      const Mat3& B = R.B[std::size_t(k)];
+      const std::vector<int>& cols = cols_[std::size_t(k)];
+      for (std::size_t c = 0; c < cols.size(); ++c) {
+        Vec3 col = A * wvals_[std::size_t(k)][c];
+        const int local = cols[c] - 3 * k;
+        if (local >= 0 && local < 3) {
+          col += B.col(local);
+          col[local] += o_.regularization * L_.rho[cols[c]];
+        }
+        for (int i = 0; i < 3; ++i) v[pos_[e++]] = col[i];
       }
+    }
     if (!lu_analyzed_) {
       lu_.analyzePattern(J_);
       lu_analyzed_ = true;
@@ -182,18 +215,20 @@ class NewtonSystem {
     return lu_.info() == Eigen::Success && dr.allFinite();
   }
 
-  // The compliance form of eq. 59: rows with a_i > 0 divided by a_i, rows with a_i = 0 fixed.
+  // The compliance form of eq. 59 (diagonal blocks only): rows with A_ii > 0 divided by A_ii,
+  // rows with A_ii = 0 fixed.
   bool solve_symmetric(const Residual& R, Vec& dr, int& linear_iterations) {
     const int m = L_.m;
     fixed_.assign(std::size_t(m), 0);
     Vec d(m), rhs(m), fixed_step = Vec::Zero(m);
     for (int i = 0; i < m; ++i) {
-      if (R.a[i] > kFixedRow) {
-        d[i] = R.b[i] / R.a[i] + o_.regularization * L_.rho[i];
-        rhs[i] = -R.phi[i] / R.a[i];
+      const double a = R.A[std::size_t(i / 3)](i % 3, i % 3), b = R.B[std::size_t(i / 3)](i % 3, i % 3);
+      if (a > kFixedRow) {
+        d[i] = b / a + o_.regularization * L_.rho[i];
+        rhs[i] = -R.phi[i] / a;
       } else {
         fixed_[std::size_t(i)] = 1;
-        fixed_step[i] = -R.phi[i] / R.b[i];
+        fixed_step[i] = -R.phi[i] / b;
         d[i] = 1.0;
         rhs[i] = 0.0;
       }
@@ -276,20 +311,25 @@ class NewtonSystem {
 
   const Local& L_;
   const NewtonFclibOptions& o_;
+  bool symmetric_form_;
   std::vector<char> fixed_;
   SpMat J_, S_;
+  std::vector<std::vector<int>> cols_;   // (nc) columns of block row k of J
+  std::vector<std::vector<Vec3>> wvals_;  // (nc) W's three rows of contact k at those columns
+  std::vector<int> pos_;                 // J's value index of each (contact, column, row)
   Eigen::SparseLU<SpMat, Eigen::COLAMDOrdering<int>> lu_;
   Eigen::SimplicialLDLT<SpMat, Eigen::Lower, Eigen::AMDOrdering<int>> ldlt_;
   bool lu_analyzed_ = false, ldlt_analyzed_ = false;
 };
 
-SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol, Ncp ncp) {
+SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol, NcpFunction ncp) {
   const auto t0 = std::chrono::steady_clock::now();
   const NewtonFclibOptions& o = opt.newton_fclib;
   SolverStats stats;
   stats.converged = false;
   const Local L = make_local(p);
   const int nc = L.nc;
+  const Formulation f{ncp, o.friction};
 
   // zero start (eq. 68) or the caller's impulses
   Vec r = Vec::Zero(L.m);
@@ -297,24 +337,32 @@ SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactS
     for (int k = 0; k < nc; ++k) r.segment<3>(3 * k) = sol.lambda[std::size_t(k)].head<3>();
   Vec u = L.W * r + L.q;
   Residual R;
-  evaluate(L, ncp, r, u, R);
+  evaluate(L, f, r, u, R);
   double merit = merit_of(L, r, u), theta = R.phi.squaredNorm();
   Vec best = r;
   double best_merit = merit;
 
-  NewtonSystem system(L, o);
+  NewtonSystem system(L, o, f.friction == NewtonFriction::FixedPoint);
   Vec dr, trial, u_trial;
   Residual R_trial;
   for (int it = 0; it < opt.max_iterations && nc > 0 && !(merit <= opt.abs_tol); ++it) {
     if (!system.solve(R, dr, stats.linear_iterations)) break;
     // damped step (s.8.1); with line_search, halve it while ||phi|| does not decrease
     double t = o.damping;
+    const int max_halvings = std::getenv("NSN_LS") ? std::atoi(std::getenv("NSN_LS")) : 10;
     for (int ls = 0;; ++ls) {
       trial = r + t * dr;
       u_trial = L.W * trial + L.q;
-      evaluate(L, ncp, trial, u_trial, R_trial);
+      evaluate(L, f, trial, u_trial, R_trial);
       const double theta_trial = R_trial.phi.squaredNorm();
-      if (!o.line_search || theta_trial <= (1.0 - 1e-4 * t) * theta || ls == 20) break;
+      if (!o.line_search || theta_trial <= (1.0 - 2e-4 * t) * theta) break;
+      if (ls == max_halvings) {  // no decrease: take the damped step anyway (non-monotone)
+        t = o.damping;
+        trial = r + t * dr;
+        u_trial = L.W * trial + L.q;
+        evaluate(L, f, trial, u_trial, R_trial);
+        break;
+      }
       t *= 0.5;
     }
     r.swap(trial);
@@ -324,6 +372,7 @@ SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactS
     merit = merit_of(L, r, u);
     stats.iterations = it + 1;
     if (opt.record_history) stats.history.push_back(std::sqrt(theta));
+    if (std::getenv("NSN_DEBUG")) std::fprintf(stderr, "it %d t %.3g |phi| %.3e merit %.3e\n", it, t, std::sqrt(theta), merit);
     if (!std::isfinite(merit)) break;
     if (merit < best_merit) {
       best_merit = merit;
@@ -337,7 +386,7 @@ SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactS
   {
     const Vec ub = L.W * best + L.q;
     Residual Rb;
-    evaluate(L, ncp, best, ub, Rb);
+    evaluate(L, f, best, ub, Rb);
     stats.residual = Rb.phi.norm();
   }
   AssembledOperator op(p);
@@ -350,10 +399,10 @@ SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactS
 }  // namespace
 
 SolverStats solve_newton_fb_assembled(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol) {
-  return newton(p, opt, sol, Ncp::FischerBurmeister);
+  return newton(p, opt, sol, NcpFunction::FischerBurmeister);
 }
 SolverStats solve_newton_minmap_assembled(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol) {
-  return newton(p, opt, sol, Ncp::MinMap);
+  return newton(p, opt, sol, NcpFunction::MinMap);
 }
 
 }  // namespace coulomb
