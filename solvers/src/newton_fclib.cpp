@@ -144,8 +144,9 @@ class NewtonSystem {
   NewtonSystem(const Local& L, const NewtonFclibOptions& o, bool symmetric_form)
       : L_(L), o_(o), symmetric_form_(symmetric_form) {}
 
-  // Returns false if the factorisation failed.
-  bool solve(const Residual& R, Vec& dr, int& linear_iterations) {
+  // Returns false if the factorisation failed. eps: the regularisation of this step (s.8.4).
+  bool solve(const Residual& R, double eps, Vec& dr, int& linear_iterations) {
+    eps_ = eps;
     if (!symmetric_form_ || o_.linear_solver == NewtonLinearSolver::Lu) return solve_lu(R, dr);
     return solve_symmetric(R, dr, linear_iterations);
   }
@@ -200,7 +201,7 @@ class NewtonSystem {
         const int local = cols[c] - 3 * k;
         if (local >= 0 && local < 3) {
           col += B.col(local);
-          col[local] += o_.regularization * L_.rho[cols[c]];
+          col[local] += eps_ * L_.rho[cols[c]];
         }
         for (int i = 0; i < 3; ++i) v[pos_[e++]] = col[i];
       }
@@ -224,7 +225,7 @@ class NewtonSystem {
     for (int i = 0; i < m; ++i) {
       const double a = R.A[std::size_t(i / 3)](i % 3, i % 3), b = R.B[std::size_t(i / 3)](i % 3, i % 3);
       if (a > kFixedRow) {
-        d[i] = b / a + o_.regularization * L_.rho[i];
+        d[i] = b / a + eps_ * L_.rho[i];
         rhs[i] = -R.phi[i] / a;
       } else {
         fixed_[std::size_t(i)] = 1;
@@ -312,6 +313,7 @@ class NewtonSystem {
   const Local& L_;
   const NewtonFclibOptions& o_;
   bool symmetric_form_;
+  double eps_ = 0.0;
   std::vector<char> fixed_;
   SpMat J_, S_;
   std::vector<std::vector<int>> cols_;   // (nc) columns of block row k of J
@@ -346,7 +348,9 @@ SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactS
   Vec dr, trial, u_trial;
   Residual R_trial;
   for (int it = 0; it < opt.max_iterations && nc > 0 && !(merit <= opt.abs_tol); ++it) {
-    if (!system.solve(R, dr, stats.linear_iterations)) break;
+    static const double kappa = std::getenv("NSN_REGK") ? std::atof(std::getenv("NSN_REGK")) : 0.0;
+    const double eps = kappa > 0.0 ? std::clamp(kappa * merit, o.regularization, 1e-2) : o.regularization;
+    if (!system.solve(R, eps, dr, stats.linear_iterations)) break;
     // damped step (s.8.1); with line_search, halve it while ||phi|| does not decrease
     double t = o.damping;
     const int max_halvings = std::getenv("NSN_LS") ? std::atoi(std::getenv("NSN_LS")) : 10;
