@@ -25,8 +25,6 @@
 #include <Eigen/SparseLU>
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <cmath>
 #include <limits>
 
@@ -134,6 +132,11 @@ void evaluate(const Local& L, Formulation f, const Vec& r, const Vec& u, Residua
     out.B[std::size_t(k)] = c.d_r;
   }
 }
+
+// The regularisation's floor, which keeps an exactly singular Newton matrix factorisable.
+constexpr double kMinRegularization = 1e-12;
+// Line search: at most this many halvings of the step before the damped step is taken anyway.
+constexpr int kMaxHalvings = 10;
 
 // A row whose velocity coefficient is below this is fixed (dr_i = -phi_i / B_ii) instead of divided.
 constexpr double kFixedRow = 1e-12;
@@ -341,6 +344,7 @@ SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactS
   Residual R;
   evaluate(L, f, r, u, R);
   double merit = merit_of(L, r, u), theta = R.phi.squaredNorm();
+  const double theta0 = std::max(theta, 1e-300);
   Vec best = r;
   double best_merit = merit;
 
@@ -348,19 +352,18 @@ SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactS
   Vec dr, trial, u_trial;
   Residual R_trial;
   for (int it = 0; it < opt.max_iterations && nc > 0 && !(merit <= opt.abs_tol); ++it) {
-    static const double kappa = std::getenv("NSN_REGK") ? std::atof(std::getenv("NSN_REGK")) : 0.0;
-    const double eps = kappa > 0.0 ? std::clamp(kappa * merit, o.regularization, 1e-2) : o.regularization;
+    // s.8.4's regularisation, shrinking with the residual (Levenberg-Marquardt style): a constant
+    // epsilon suited some problems and stalled others (solvers/README.md)
+    const double eps = o.regularization * std::sqrt(theta / theta0) + kMinRegularization;
     if (!system.solve(R, eps, dr, stats.linear_iterations)) break;
     // damped step (s.8.1); with line_search, halve it while ||phi|| does not decrease
     double t = o.damping;
-    const int max_halvings = std::getenv("NSN_LS") ? std::atoi(std::getenv("NSN_LS")) : 10;
-    for (int ls = 0;; ++ls) {
+    for (int halvings = 0;; ++halvings) {
       trial = r + t * dr;
       u_trial = L.W * trial + L.q;
       evaluate(L, f, trial, u_trial, R_trial);
-      const double theta_trial = R_trial.phi.squaredNorm();
-      if (!o.line_search || theta_trial <= (1.0 - 2e-4 * t) * theta) break;
-      if (ls == max_halvings) {  // no decrease: take the damped step anyway (non-monotone)
+      if (!o.line_search || R_trial.phi.squaredNorm() <= (1.0 - 2e-4 * t) * theta) break;
+      if (halvings == kMaxHalvings) {  // no decrease along dr: take the damped step anyway (non-monotone)
         t = o.damping;
         trial = r + t * dr;
         u_trial = L.W * trial + L.q;
@@ -376,7 +379,6 @@ SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactS
     merit = merit_of(L, r, u);
     stats.iterations = it + 1;
     if (opt.record_history) stats.history.push_back(std::sqrt(theta));
-    if (std::getenv("NSN_DEBUG")) std::fprintf(stderr, "it %d t %.3g |phi| %.3e merit %.3e\n", it, t, std::sqrt(theta), merit);
     if (!std::isfinite(merit)) break;
     if (merit < best_merit) {
       best_merit = merit;

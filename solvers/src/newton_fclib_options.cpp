@@ -26,12 +26,17 @@ SolverOptions parse_newton_fclib_options(const SolverInfo& info, const nlohmann:
       n.pcr_iterations = v.get<int>();
     } else if (key == "regularization") {
       n.regularization = number(v, ptr);
-      if (!(n.regularization >= 0.0 && n.regularization < 1.0)) throw InputError(ptr, "expected a number in [0, 1)");
+      if (!(n.regularization >= 0.0 && n.regularization <= 1e6)) throw InputError(ptr, "expected a number in [0, 1e6]");
     } else {
       return false;
     }
     return true;
   });
+  // the cone's Newton matrix is unsymmetric: only the LU factorisation solves it
+  if (n.friction == NewtonFriction::Cone && n.linear_solver != NewtonLinearSolver::Lu)
+    throw InputError(pointer + "/linear_solver", "\"" + std::string(to_string(n.linear_solver)) +
+                                                     "\" needs \"friction\": \"fixed_point\" (the cone's Newton "
+                                                     "matrix is unsymmetric; use \"lu\")");
   return o;
 }
 

@@ -119,13 +119,15 @@ struct EnumNames<NewtonFriction> {
   static constexpr std::array<std::string_view, 2> names{"fixed_point", "cone"};
 };
 
+// The defaults are the measured best on the ten FCLib problems of ../shared/fclib (solvers/README.md,
+// "Non-smooth Newton on FCLib problems"): full steps, no line search, the cone form, LU.
 struct NewtonFclibOptions {
-  double damping = 0.75;              // t of seed 003 s.8.1: lambda += t dlambda
-  bool line_search = true;            // back-tracking on ||phi|| when the damped step does not decrease it
-  NewtonLinearSolver linear_solver = NewtonLinearSolver::Ldlt;
-  NewtonFriction friction = NewtonFriction::FixedPoint;
-  int pcr_iterations = 200;           // Pcr: at most this many iterations per Newton step
-  double regularization = 1e-10;      // epsilon of s.8.4, relative to each row's r-factor
+  double damping = 1.0;              // t of seed 003 s.8.1, lambda += t dlambda (the paper's 0.75 converges linearly)
+  bool line_search = false;          // halve t while ||phi|| does not decrease (at most 10 times, then take t)
+  NewtonLinearSolver linear_solver = NewtonLinearSolver::Lu;  // ldlt and pcr need friction fixed_point
+  NewtonFriction friction = NewtonFriction::Cone;
+  int pcr_iterations = 200;          // pcr: at most this many iterations per Newton step
+  double regularization = 0.01;      // epsilon of s.8.4 is this times ||phi|| / ||phi_0||, relative to each row's r-factor
 };
 
 // What a solve function gets: the common keys and every family's part (see the top of this file).
