@@ -23,6 +23,8 @@ struct RunArgs {
   std::string broadphase = "grid";  // "grid" | "sap"
   double max_speed = 1e3;
   bool quiet = false;
+  std::string dump_fclib;          // empty: no dump; else each step's contact problem as FCLib files here
+  std::string dump_steps;          // empty: every step; else "A:B", "A:" or "A"
 };
 
 // `coulomb fclib`: FCLib local problems through the registered solvers (solvers/README.md).
