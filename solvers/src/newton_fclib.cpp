@@ -4,18 +4,21 @@
 //
 // Why this shape. A local problem has no bodies, so the velocity-level unknowns of seed 003 are
 // gone: u = W r + q is a function of the impulses r, and the Newton system of eq. 56 reduces to
-// its Schur complement (eq. 59) with J M^-1 J^T = W. Every residual row is in velocity units:
-//   normal    phi(u_n, rho_n r_n) with rho_n = W_nn (eq. 93-98; the r-factor of eq. 66, which is
-//             the diagonal of the Delassus operator here: h^2 J M^-1 J^T maps impulses to
-//             position errors, W maps them to velocities)
-//   friction  u_T + w r_T with the fixed-point compliance w (eq. 36, 104-105, rho_f the mean of
-//             W_tt and W_ss), or rho_f r_T when mu r_n <= 0 (eq. 106: no friction row, r_T = 0)
-// so row i of the Jacobian is a_i W_{i,:} + b_i e_i^T (w held constant, eq. 37). Dividing a row
-// by a_i > 0 gives the symmetric compliance form (W + diag(b / a)) dr = -phi / a of eq. 59, which
-// SimplicialLDLT or PCR (section 8.2) solve; rows with a_i = 0 fix dr_i = -phi_i / b_i. SparseLU
-// on the exact Jacobian is the third choice (it also uses W's unsymmetric part, which some FCLib
-// files carry). The iterate is damped, r += t dr with t = 0.75 (s.8.1), from r = 0 (eq. 68) or a
-// warm start, and the returned impulses are the best iterate by the FCLib merit.
+// its Schur complement (eq. 59) with J M^-1 J^T = W. Each contact's residual phi_k(u_k, r_k) and
+// its Jacobian blocks A_k = d phi_k / d u_k, B_k = d phi_k / d r_k come from ncp_contact.h, in
+// velocity units, with the r-factors of eq. 66 taken from W's diagonal (rho_n = W_nn for the
+// normal row, the mean of W_tt and W_ss for the friction rows); the Newton matrix is
+// blockdiag(A) W + blockdiag(B).
+//  - friction "fixed_point" (the paper's W, eq. 33-37): the blocks are diagonal, so dividing each
+//    row by its a_i > 0 gives the symmetric compliance form (W + diag(b / a)) dr = -phi / a of
+//    eq. 59, which SimplicialLDLT or PCR (section 8.2) solve; rows with a_i = 0 fix
+//    dr_i = -phi_i / b_i. SparseLU on the exact matrix is the third choice.
+//  - friction "cone" (the default): Alart-Curnier / Fischer-Burmeister on the second-order cone,
+//    full 3x3 blocks, an unsymmetric matrix: SparseLU.
+// The iterate moves by r += t dr (s.8.1; t = 1 by default, measured) from r = 0 (eq. 68) or a warm
+// start, the matrix is regularised as in s.8.4 with an epsilon that shrinks with ||phi||, and the
+// impulses returned are the best iterate by the FCLib merit, the stopping test.
+// solvers/README.md ("Non-smooth Newton on FCLib problems") has the measurements behind each choice.
 #include <coulomb/merit.h>
 #include <coulomb/ncp_contact.h>
 #include <coulomb/solver.h>
