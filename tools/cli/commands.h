@@ -23,6 +23,8 @@ struct RunArgs {
   std::string broadphase = "grid";  // "grid" | "sap"
   double max_speed = 1e3;
   bool quiet = false;
+  std::string dump_fclib;          // empty: no dump; else each step's contact problem as FCLib files here
+  std::string dump_steps;          // empty: every step; else "A:B", "A:" or "A"
 };
 
 // `coulomb fclib`: FCLib local problems through the registered solvers (solvers/README.md).
@@ -33,6 +35,7 @@ struct FclibArgs {
   int max_iterations = 10000;
   bool json = false;                 // one JSON object per line instead of a table
   RStrategy r_strategy = RStrategy::Local;  // PROX r-factor strategy (seed 000 section 4.2)
+  std::vector<std::string> options;  // KEY=VALUE: a solver option key for every chosen solver that has it
 };
 
 struct StudyArgs {

@@ -36,6 +36,9 @@ int main(int argc, char** argv) {
   run->add_option("--max-speed", args.max_speed, "a body faster than this (m/s) stops the run with exit code 3")
       ->check(CLI::PositiveNumber);
   run->add_flag("--quiet,-q", args.quiet, "no progress bar and no summary");
+  run->add_option("--dump-fclib", args.dump_fclib,
+                  "write each step's contact problem as an FCLib local problem (HDF5) into this folder");
+  run->add_option("--dump-steps", args.dump_steps, "with --dump-fclib: only steps A:B (inclusive, from 1), A: or A");
 
   CLI::App* validate = app.add_subcommand("validate", "check a scene without simulating it");
   add_scene_options(validate);
@@ -68,6 +71,10 @@ int main(int argc, char** argv) {
   const auto& r_strategies = coulomb::EnumNames<coulomb::RStrategy>::names;
   fclib->add_option("--r-strategy", r_strategy, "PROX r-factor strategy: global (r = 1/max A_ii), local, blocked")
       ->check(CLI::IsMember(std::vector<std::string>(r_strategies.begin(), r_strategies.end())));
+  fclib->add_option("--option", fclib_args.options,
+                    "KEY=VALUE: a solver option (scene key, VALUE as JSON or a plain string) for every chosen "
+                    "solver that accepts KEY (repeatable), e.g. linear_solver=pcr")
+      ->allow_extra_args(false);
   fclib->add_flag("--json", fclib_args.json, "one JSON object per line instead of a table");
 
   try {
