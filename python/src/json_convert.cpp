@@ -16,12 +16,12 @@ nlohmann::json to_json(py::handle obj, const std::string& pointer) {
   if (py::isinstance<py::int_>(obj)) {
     // the parser's types: unsigned for >= 0, signed below (json.hpp number_unsigned_t)
     const auto i = obj.cast<py::int_>();
-    if (py::cast<bool>(i >= py::int_(0))) {
-      if (py::cast<bool>(i > py::int_(std::numeric_limits<std::uint64_t>::max())))
+    if (i >= py::int_(0)) {
+      if (i > py::int_(std::numeric_limits<std::uint64_t>::max()))
         throw py::type_error(pointer + ": integer too large for JSON");
       return i.cast<std::uint64_t>();
     }
-    if (py::cast<bool>(i < py::int_(std::numeric_limits<std::int64_t>::min())))
+    if (i < py::int_(std::numeric_limits<std::int64_t>::min()))
       throw py::type_error(pointer + ": integer too small for JSON");
     return i.cast<std::int64_t>();
   }

@@ -87,7 +87,10 @@ void write_field(PyWorld& pw, Field f, const py::array_t<double, py::array::c_st
   const std::string name = field_name(f);
   if (a.ndim() != 2 || a.shape(0) != nb || a.shape(1) != width) {
     std::string got = "(";
-    for (py::ssize_t d = 0; d < a.ndim(); ++d) got += (d ? ", " : "") + std::to_string(a.shape(d));
+    for (py::ssize_t d = 0; d < a.ndim(); ++d) {
+      if (d) got += ", ";
+      got += std::to_string(a.shape(d));
+    }
     throw py::value_error(name + ": expected an array of shape (" + std::to_string(nb) + ", " +
                           std::to_string(width) + "), one row per body, got shape " + got + (a.ndim() == 1 ? ",)" : ")"));
   }

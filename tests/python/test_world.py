@@ -46,7 +46,7 @@ def test_dict_scene_slides_the_coulomb_distance():
     assert stats["kinetic_energy"].dtype == np.float64 and stats["converged"].dtype == np.bool_
     assert set(stats["joint_error"]) == {"linear", "angular"}
     x = w.positions[w.body_names.index("box"), 0]
-    assert x == pytest.approx(v0 * v0 / (2 * mu * g), rel=0.03)
+    assert x == pytest.approx(v0 * v0 / (2 * mu * g), rel=1e-3)  # measured: 0.40779 m for 0.40775 m
     assert stats["kinetic_energy"][-1] < 1e-8  # it stopped
 
 
@@ -76,8 +76,8 @@ def test_writing_positions_then_stepping():
     assert np.array_equal(w.orientations, q0) and np.array_equal(w.velocities, v0)
     w.run(20)
     t = 20 * w.dt
-    # Moreau midpoint stepping of free fall is exact up to dt^2/2 per half step (seed 000 eq. 41)
-    assert w.positions[i, 2] == pytest.approx(1.1 - 0.5 * 9.81 * t * t, abs=0.01)
+    # Moreau's midpoint step (seed 000 eq. 41-42) integrates a constant acceleration exactly
+    assert w.positions[i, 2] == pytest.approx(1.1 - 0.5 * 9.81 * t * t, abs=1e-12)
     assert w.velocities[i, 2] == pytest.approx(-9.81 * t, rel=1e-9)
 
 
@@ -88,7 +88,7 @@ def test_writing_velocities_and_orientations():
     v[i] = [1.0, 0.0, 0.0]
     w.velocities = v
     w.run(10)  # frictionless: it keeps its speed
-    assert w.positions[i, 0] == pytest.approx(0.1, rel=1e-6)
+    assert w.positions[i, 0] == pytest.approx(0.1, rel=1e-12)
     q = w.orientations
     q[i] = [2.0, 0.0, 0.0, 0.0]  # normalised on write
     w.orientations = q

@@ -73,7 +73,8 @@ int main(int argc, char** argv) {
   // the sweep is Python (python/coulomb/sweep.py): its arguments, --help included, go to it untouched
   CLI::App* sweep = app.add_subcommand("sweep", "run a parameter sweep on Dask: results.csv, results.json, plots "
                                                 "(coulomb sweep --help)");
-  sweep->prefix_command()->set_help_flag();
+  sweep->prefix_command()->fallthrough(false);
+  sweep->set_help_flag();
 
   try {
     app.parse(argc, argv);

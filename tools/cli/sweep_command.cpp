@@ -44,7 +44,10 @@ int sweep(const std::vector<std::string>& args) {
   const char* env_python = std::getenv("COULOMB_PYTHON");
   const std::string python = env_python && *env_python ? env_python : COULOMB_PYTHON_EXECUTABLE;
   std::string path = package.string();
-  if (const char* old = std::getenv("PYTHONPATH"); old && *old) path += ":" + std::string(old);
+  if (const char* old = std::getenv("PYTHONPATH"); old && *old) {
+    path += ':';
+    path += old;
+  }
   setenv("PYTHONPATH", path.c_str(), 1);
 
   std::vector<std::string> argv_s = {python, "-m", "coulomb.sweep"};
