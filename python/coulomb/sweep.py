@@ -242,7 +242,7 @@ def run(args):
     _log(f"coulomb sweep: {len(pts)} points, {len(pts) - len(todo)} already done in {out}, {len(todo)} to run")
 
     t0 = time.perf_counter()
-    interrupted = False
+    interrupted = cluster_error = False
     workers = 0
     if todo:
         try:
@@ -254,10 +254,13 @@ def run(args):
             from distributed import as_completed
             workers = len(client.scheduler_info().get("workers", {}))
             _log(f"coulomb sweep: running on {workers} worker(s) of {client.scheduler.address}")
-            files_future = client.scatter(files, broadcast=True, hash=False)
+            # the files once to every worker (in a list: Dask scatters a dict's values under its keys);
+            # each task as JSON text, which Dask passes through untouched (it would replace any
+            # string of a nested argument that equals the name of a Dask key)
+            [files_future] = client.scatter([files], broadcast=True, hash=False)
             futures = {}
             for pt in todo:
-                f = client.submit(sweep_point.run_point, files_future, tasks[pt["point"]], pure=False,
+                f = client.submit(sweep_point.run_point, files_future, json.dumps(tasks[pt["point"]]), pure=False,
                                   key=f"coulomb-point-{pt['point']}-{fingerprint[:10]}-{os.getpid()}")
                 futures[f] = pt
             finished = 0
@@ -278,6 +281,9 @@ def run(args):
                 f.release()
         except KeyboardInterrupt:
             interrupted = True
+        except Exception as e:  # the cluster itself failed (scheduler lost, ...): keep what finished
+            _log(f"coulomb sweep: error from the Dask cluster: {type(e).__name__}: {e}")
+            cluster_error = True
         finally:
             client.close()
             if cluster is not None:
@@ -296,6 +302,9 @@ def run(args):
         return 130
     for r in failed:
         _log(f"  point {r['point']} failed: {r['error']}")
+    if cluster_error or len(records) < len(pts):
+        _log("coulomb sweep: not every point ran; run the same command again to resume")
+        return 1
     return 1 if failed else 0
 
 

@@ -7,6 +7,7 @@ written once per worker process into a private temporary folder, at the same rel
 beside the scene file; a scene that names a file by an absolute path reads it on the worker.
 """
 import hashlib
+import json
 import os
 import socket
 import tempfile
@@ -77,15 +78,17 @@ def _worker_name():
         return socket.gethostname()
 
 
-def run_point(files, task):
+def run_point(files, task_json):
     """Runs one point; never raises for the point's own failures: they come back as status "failed".
 
-    task: {"point", "scene" (dict, overrides applied), "codes" ({name: expression}), "threads"}.
+    task_json: JSON text of {"point", "scene" (dict, overrides applied), "metrics" ({name:
+    expression}), "threads"}.
     Returns {"point", "status", "metrics", "error", "steps", "time", "wall_s", "worker"}.
     """
     import coulomb  # on the worker
 
     t0 = time.perf_counter()
+    task = json.loads(task_json)
     out = {"point": task["point"], "status": "failed", "metrics": {}, "error": None, "steps": 0, "time": 0.0,
            "worker": _worker_name()}
     world = None

@@ -102,10 +102,10 @@ def test_killing_a_worker_mid_sweep_completes_every_point(coulomb_exe, tmp_path)
         for name in ("w0", "w1"):
             procs.append(start(["distributed.cli.dask_worker", "--scheduler-file", sched_file, "--nthreads", "1",
                                 "--no-nanny", "--host", "127.0.0.1", "--no-dashboard", "--name", name], log))
-        with Client(scheduler_file=sched_file, timeout=60) as client:
-            client.wait_for_workers(2, timeout=60)
-            address = client.scheduler.address
-            by_pid = {w["pid"]: a for a, w in client.scheduler_info()["workers"].items()}
+        client = Client(scheduler_file=sched_file, timeout=60)
+        client.wait_for_workers(2, timeout=60)
+        address = client.scheduler.address
+        by_pid = {pid: a for a, pid in client.run(os.getpid).items()}
         victim, survivor = procs[1], procs[2]
 
         n = 8
@@ -127,9 +127,13 @@ def test_killing_a_worker_mid_sweep_completes_every_point(coulomb_exe, tmp_path)
             time.sleep(0.05)
         done_at_kill = len([f for f in os.listdir(points_dir) if f.endswith(".json")])
         assert sw.poll() is None and done_at_kill < n, "the sweep ended before a worker could be killed"
+        # the victim holds points: one running, maybe more queued
+        held = client.processing(workers=[by_pid[victim.pid]])[by_pid[victim.pid]]
         os.kill(victim.pid, signal.SIGKILL)
+        assert held, "the killed worker had no point"
         victim.wait()
         assert sw.wait(timeout=180) == 0, open(tmp_path / "sweep.log").read()
+        client.close()
     finally:
         for p in procs:
             if p.poll() is None:
@@ -144,8 +148,8 @@ def test_killing_a_worker_mid_sweep_completes_every_point(coulomb_exe, tmp_path)
     assert len(recs) == n and all(r["status"] == "ok" for r in recs), recs
     # the survivor ran everything that was not finished when the other died
     assert sum(r["worker"] == by_pid[survivor.pid] for r in recs) >= n - done_at_kill
-    print(f"killed worker {by_pid[victim.pid]} after {done_at_kill} of {n} points; "
-          f"survivor ran {sum(r['worker'] == by_pid[survivor.pid] for r in recs)}")
+    print(f"killed worker {by_pid[victim.pid]} holding {len(held)} point(s) after {done_at_kill} of {n} points "
+          f"were done; the survivor ran {sum(r['worker'] == by_pid[survivor.pid] for r in recs)}")
 
 
 def test_resume_skips_done_points_and_records_failures(coulomb_exe, tmp_path):
