@@ -40,7 +40,7 @@ run extract dpkg-deb -x "$deb" "$root"
 # from the scratch root, with no environment pointing at it: the CLI finds its library by RUNPATH
 run info "$root/usr/bin/coulomb" info
 grep -q "^coulomb $version" "$tmp/out.txt" && grep -q "prox-gs" "$tmp/out.txt" && ok || { fail "coulomb info output"; cat "$tmp/out.txt"; }
-ldd "$root/usr/bin/coulomb" | grep -q "libcoulomb.so.$soversion => $root/usr/lib/" && ok ||
+ldd "$root/usr/bin/coulomb" | grep -qE "libcoulomb.so.$soversion => $root/usr/(bin/\.\./)?lib/" && ok ||
   { fail "coulomb does not load the package's library"; ldd "$root/usr/bin/coulomb"; }
 run run-wall "$root/usr/bin/coulomb" run "$root/usr/share/coulomb/scenes/wall.json" --steps 20 --out "$tmp/wall" --quiet
 # the Python module of the package (and the package's libcoulomb, which it finds by RUNPATH)
