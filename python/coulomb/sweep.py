@@ -247,6 +247,9 @@ def run(args):
     if todo:
         try:
             client, cluster = _client(args)
+        except ImportError as e:
+            _log(f"coulomb sweep: Dask is not installed for {sys.executable} (Debian: python3-distributed): {e}")
+            return 1
         except (OSError, TimeoutError) as e:
             _log(f"coulomb sweep: cannot reach the Dask scheduler {args.scheduler}: {e}")
             return 1

@@ -22,17 +22,20 @@ def referenced_files(doc):
     """The relative file paths a scene document reads: shapes' "file", soft meshes' "surface"/"file"
     (a TetGen .node file brings its .ele)."""
     paths = []
-    for shape in (doc.get("shapes") or {}).values() if isinstance(doc.get("shapes"), dict) else []:
+    shapes = doc.get("shapes")
+    for shape in shapes.values() if isinstance(shapes, dict) else []:
         if isinstance(shape, dict) and isinstance(shape.get("file"), str):
             paths.append(shape["file"])
-    for body in doc.get("soft_bodies") or [] if isinstance(doc.get("soft_bodies"), list) else []:
+    soft = doc.get("soft_bodies")
+    for body in soft if isinstance(soft, list) else []:
         mesh = body.get("mesh") if isinstance(body, dict) else None
-        if isinstance(mesh, dict):
-            for key in ("surface", "file"):
-                if isinstance(mesh.get(key), str):
-                    paths.append(mesh[key])
-                    if mesh[key].endswith(".node"):
-                        paths.append(mesh[key][: -len(".node")] + ".ele")
+        if not isinstance(mesh, dict):
+            continue
+        for key in ("surface", "file"):
+            if isinstance(mesh.get(key), str):
+                paths.append(mesh[key])
+                if mesh[key].endswith(".node"):
+                    paths.append(mesh[key][: -len(".node")] + ".ele")
     return sorted({p for p in paths if not os.path.isabs(p)})
 
 
