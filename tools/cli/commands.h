@@ -67,5 +67,7 @@ int study(const StudyArgs& args);
 int validate(const RunArgs& args);
 int info(bool json);
 int fclib(const FclibArgs& args);
+// `coulomb sweep`: runs `python3 -m coulomb.sweep ARGS` (sweep_command.cpp); returns only on failure.
+int sweep(const std::vector<std::string>& args);
 
 }  // namespace coulomb::cli

@@ -77,6 +77,12 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   fclib->add_flag("--json", fclib_args.json, "one JSON object per line instead of a table");
 
+  // the sweep is Python (python/coulomb/sweep.py): its arguments, --help included, go to it untouched
+  CLI::App* sweep = app.add_subcommand("sweep", "run a parameter sweep on Dask: results.csv, results.json, plots "
+                                                "(coulomb sweep --help)");
+  sweep->prefix_command()->fallthrough(false);
+  sweep->set_help_flag();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -92,6 +98,7 @@ int main(int argc, char** argv) {
         return 0;
       }))
     return code;
+  if (sweep->parsed()) return coulomb::cli::sweep(sweep->remaining());
   if (run->parsed()) return coulomb::cli::run(args);
   if (validate->parsed()) return coulomb::cli::validate(args);
   if (study->parsed()) return coulomb::cli::study(study_args);
