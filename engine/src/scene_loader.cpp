@@ -463,6 +463,7 @@ void parse_solver(ObjectReader& top, SceneDef& scene) {
   const std::string type = as_string(solver["type"], "/solver/type");
   const SolverInfo* info = find_solver(type);
   if (!info) throw InputError("/solver/type", "unknown solver \"" + type + "\" (available: " + solver_names() + ")");
+  check_simulates_scenes(*info);
   scene.solver = type;
   scene.solver_options = parse_solver_options(*info, solver, "/solver");
 }

@@ -84,6 +84,7 @@ World& World::operator=(World&&) noexcept = default;
 World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)), settings_(settings) {
   solver_ = find_solver(scene_.solver);
   if (!solver_) throw InputError("/solver/type", "unknown solver '" + scene_.solver + "' (available: " + solver_names() + ")");
+  check_simulates_scenes(*solver_);
   if (settings_.threads < 0) throw InputError("threads", "expected a thread count >= 0 (0 = all cores)");
   threads_ = std::make_unique<Threads>(settings_.threads);
   settings_.threads = threads_->arena.max_concurrency();

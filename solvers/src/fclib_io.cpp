@@ -405,4 +405,85 @@ double libfclib_merit(const std::filesystem::path& file, const std::vector<Vec4>
   return merit;
 }
 
+std::string fclib_dropped_friction(const AssembledProblem& p) {
+  int torsion = 0, anisotropic = 0;
+  for (const Vec3& mu : p.mu) {
+    if (mu[2] > 0.0) ++torsion;
+    if (mu[1] != mu[0]) ++anisotropic;
+  }
+  std::string note;
+  if (torsion > 0)
+    note += std::to_string(torsion) + " contacts have torsional friction (mu_tau > 0): their torsion rows are dropped";
+  if (anisotropic > 0)
+    note += std::string(note.empty() ? "" : "; ") + std::to_string(anisotropic) +
+            " contacts have anisotropic friction (mu_t != mu_s): mu_s is written";
+  return note;
+}
+
+void write_fclib_local(const std::filesystem::path& file, const AssembledProblem& p, const FclibWriteInfo& info) {
+  const int nc = p.num_contacts(), m = 3 * nc;
+  if (nc == 0) throw std::invalid_argument("write_fclib_local: the problem has no contacts");
+  // W by compressed columns: column 3j + c holds block (k, j)'s column c for every block row k
+  std::vector<std::vector<std::pair<int, double>>> columns(static_cast<std::size_t>(m));
+  for (int k = 0; k < nc; ++k)
+    for (int e = p.row_start[std::size_t(k)]; e < p.row_start[std::size_t(k) + 1]; ++e) {
+      const int j = p.col[std::size_t(e)];
+      const Mat4& B = p.block[std::size_t(e)];
+      for (int c = 0; c < 3; ++c)
+        for (int r = 0; r < 3; ++r)
+          if (B(r, c) != 0.0) {
+            if (!std::isfinite(B(r, c))) throw std::invalid_argument("write_fclib_local: W has a non-finite entry");
+            columns[std::size_t(3 * j + c)].emplace_back(3 * k + r, B(r, c));
+          }
+    }
+  std::vector<int> colptr(std::size_t(m) + 1, 0), rowind;
+  std::vector<double> values;
+  for (int c = 0; c < m; ++c) {
+    std::sort(columns[std::size_t(c)].begin(), columns[std::size_t(c)].end());
+    for (const auto& [row, x] : columns[std::size_t(c)]) {
+      rowind.push_back(row);
+      values.push_back(x);
+    }
+    colptr[std::size_t(c) + 1] = int(rowind.size());
+  }
+  std::vector<double> q(static_cast<std::size_t>(m)), mu(static_cast<std::size_t>(nc));
+  for (int k = 0; k < nc; ++k) {
+    for (int i = 0; i < 3; ++i) q[std::size_t(3 * k + i)] = p.b[std::size_t(k)][i];
+    mu[std::size_t(k)] = p.mu[std::size_t(k)][0];
+    if (!std::isfinite(mu[std::size_t(k)]) || mu[std::size_t(k)] < 0.0)
+      throw std::invalid_argument("write_fclib_local: mu[" + std::to_string(k) + "] is negative or not finite");
+  }
+  for (double x : q)
+    if (!std::isfinite(x)) throw std::invalid_argument("write_fclib_local: q has a non-finite entry");
+  if (rowind.empty()) {  // libfclib cannot store an all-zero W: keep one explicit zero
+    rowind.push_back(0);
+    values.push_back(0.0);
+    for (int c = 1; c <= m; ++c) colptr[std::size_t(c)] = 1;
+  }
+
+  // the file: replaced if it exists, created here so that a failure is an exception (libfclib
+  // would then write into the empty file it finds)
+  const std::string path = file.string();
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) throw std::runtime_error(path + ": is a directory");
+  if (std::filesystem::exists(file, ec) && !std::filesystem::remove(file, ec))
+    throw std::runtime_error(path + ": cannot replace the existing file (" + ec.message() + ")");
+  {
+    QuietHdf5 quiet;
+    Handle f(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), &H5Fclose);
+    if (!f.ok()) throw std::runtime_error(path + ": cannot create the file (missing directory or no permission?)");
+  }
+  std::vector<char> title(info.title.begin(), info.title.end()), description(info.description.begin(), info.description.end()),
+      math_info(info.math_info.begin(), info.math_info.end());
+  title.push_back('\0');
+  description.push_back('\0');
+  math_info.push_back('\0');
+  fclib_info fi{info.title.empty() ? nullptr : title.data(), info.description.empty() ? nullptr : description.data(),
+                info.math_info.empty() ? nullptr : math_info.data()};
+  fclib_matrix W{int(values.size()), m, m, colptr.data(), rowind.data(), values.data(), -1, nullptr};
+  fclib_local local{&W, nullptr, nullptr, mu.data(), q.data(), nullptr, 3, &fi};
+  QuietHdf5 quiet;
+  if (fclib_write_local(&local, path.c_str()) != 1) throw std::runtime_error(path + ": libfclib could not write the problem");
+}
+
 }  // namespace coulomb

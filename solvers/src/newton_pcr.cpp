@@ -33,6 +33,7 @@
 #include <coulomb/gpu/schur.h>
 #include <coulomb/integrators.h>
 #include <coulomb/merit.h>
+#include <coulomb/ncp.h>
 #include <coulomb/position_problem.h>
 #include <coulomb/solver.h>
 
@@ -48,16 +49,14 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using Mat6 = Eigen::Matrix<double, 6, 6>;
 
-// seed 003 eq. 23-27 (FB) and eq. 18-22 (min-map): value and the partial derivatives alpha =
-// dphi/da, beta = dphi/db; FB at (0, 0) takes alpha = 0, beta = 1 (eq. 26-27)
+// seed 003 eq. 23-27 (FB, alpha = 0 and beta = 1 at (0, 0)) and eq. 18-22 (min-map): value and
+// the partial derivatives alpha = dphi/da, beta = dphi/db (solvers/ncp.h)
 struct Ncp {
   double phi, alpha, beta;
 };
 Ncp ncp(NcpFunction f, double a, double b) {
-  if (f == NcpFunction::MinMap) return a <= b ? Ncp{a, 1.0, 0.0} : Ncp{b, 0.0, 1.0};
-  const double n = std::hypot(a, b);
-  if (n == 0.0) return {0.0, 0.0, 1.0};
-  return {a + b - n, 1.0 - a / n, 1.0 - b / n};
+  const NcpValue v = f == NcpFunction::MinMap ? phi_min(a, b) : phi_fb(a, b);
+  return {v.value, v.d_a, v.d_b};
 }
 
 // a row's derivative scale below which it is solved on its own (an open contact)

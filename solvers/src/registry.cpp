@@ -20,6 +20,9 @@ SolverOptions parse_pgs_options(const SolverInfo&, const nlohmann::json&, const 
 SolverOptions parse_prox_options(const SolverInfo&, const nlohmann::json&, const std::string&);
 SolverOptions parse_xpbd_options(const SolverInfo&, const nlohmann::json&, const std::string&);
 SolverOptions parse_newton_options(const SolverInfo&, const nlohmann::json&, const std::string&);
+SolverStats solve_newton_fb_assembled(const AssembledProblem&, const SolverOptions&, ContactSolution&);
+SolverStats solve_newton_minmap_assembled(const AssembledProblem&, const SolverOptions&, ContactSolution&);
+SolverOptions parse_newton_fclib_options(const SolverInfo&, const nlohmann::json&, const std::string&);
 
 const std::vector<SolverInfo>& solver_registry() {
   static const std::vector<SolverInfo> registry = {
@@ -72,6 +75,23 @@ const std::vector<SolverInfo>& solver_registry() {
                 "linear_iterations", "linear_tol", "step", "epsilon", "geometric_stiffness", "start", "device"},
        .parse_options = &parse_newton_options,
        .solve_position = &solve_newton_pcr},
+      // FCLib-only (`coulomb fclib`): no solve function for scenes, so no rigid capability
+      {.name = "newton-fb",
+       .description = "non-smooth Newton, Fischer-Burmeister (seed 003), on assembled FCLib problems only",
+       .kind = ProblemKind::Velocity,
+       .rigid = false,
+       .keys = {"type", "max_iterations", "abs_tol", "warm_start", "record_history", "damping", "line_search",
+                "linear_solver", "friction", "pcr_iterations", "regularization"},
+       .parse_options = &parse_newton_fclib_options,
+       .solve_assembled = &solve_newton_fb_assembled},
+      {.name = "newton-minmap",
+       .description = "non-smooth Newton, minimum map (seed 003), on assembled FCLib problems only",
+       .kind = ProblemKind::Velocity,
+       .rigid = false,
+       .keys = {"type", "max_iterations", "abs_tol", "warm_start", "record_history", "damping", "line_search",
+                "linear_solver", "friction", "pcr_iterations", "regularization"},
+       .parse_options = &parse_newton_fclib_options,
+       .solve_assembled = &solve_newton_minmap_assembled},
   };
   return registry;
 }
@@ -100,7 +120,26 @@ std::string solver_capabilities(const SolverInfo& info) {
   for (const auto& [has, what] : {std::pair{info.rigid, "rigid"}, std::pair{info.soft, "soft"},
                                   std::pair{info.joints, "joints"}, std::pair{info.gpu, "gpu"}})
     if (has) out += (out.empty() ? "" : " + ") + std::string(what);
+  if (out.empty() && info.solve_assembled) out = "fclib only";
   return out;
+}
+
+bool simulates_scenes(const SolverInfo& info) {
+  switch (info.kind) {
+    case ProblemKind::Velocity: return info.solve != nullptr;
+    case ProblemKind::Position: return info.solve_position != nullptr;
+  }
+  return false;
+}
+
+void check_simulates_scenes(const SolverInfo& info) {
+  if (simulates_scenes(info)) return;
+  std::string names;
+  for (const SolverInfo& s : solver_registry())
+    if (simulates_scenes(s)) names += (names.empty() ? "" : ", ") + s.name;
+  throw InputError("/solver/type", "solver '" + info.name +
+                                       "' solves assembled FCLib problems only (coulomb fclib), not scenes; use one of " +
+                                       names);
 }
 
 SolverOptions parse_solver_options(const SolverInfo& info, const nlohmann::json& j, const std::string& pointer) {

@@ -73,7 +73,37 @@ check soft-wrong-solver 2 "$exe" validate "$src/scenes/soft_stack.json" --solver
 contains soft-wrong-solver-pointer "/solver/type"
 check info-again 0 "$exe" info
 contains info-soft "[rigid + soft"
-contains info-kind "xpbd-jacobi  position"
+contains info-kind "xpbd-jacobi   position"
+contains info-fclib-only "newton-fb     velocity  [fclib only]"
+# an FCLib-only solver is refused for a scene at /solver/type, naming the solvers that can
+check fclib-only-solver 2 "$exe" validate "$src/scenes/sliding_box.json" --solver newton-fb
+contains fclib-only-solver-pointer "/solver/type"
+contains fclib-only-solver-message "solves assembled FCLib problems only"
+
+# --dump-fclib: each step's contact problem as an FCLib file that `coulomb fclib` solves again
+check dump-fclib 0 "$exe" run "$src/scenes/sliding_box.json" --out "$tmp/dump-run" --steps 4 --quiet \
+  --dump-fclib "$tmp/dump" --dump-steps 2:3
+[ -s "$tmp/dump/sliding_box-000002.hdf5" ] && [ -s "$tmp/dump/sliding_box-000003.hdf5" ] && \
+  [ ! -e "$tmp/dump/sliding_box-000004.hdf5" ] && passes=$((passes + 1)) || { echo "FAIL dump-fclib files"; ls "$tmp/dump"; fails=$((fails + 1)); }
+check dump-fclib-solve 0 "$exe" fclib "$tmp/dump/sliding_box-000002.hdf5" --solver newton-fb --solver prox-gs --json
+contains dump-fclib-solve-newton '"solver":"newton-fb"'
+contains dump-fclib-solve-converged '"converged":true'
+check dump-steps-reversed 2 "$exe" run "$src/scenes/sliding_box.json" --out "$tmp/d2" --steps 4 --quiet --dump-fclib "$tmp/dump" --dump-steps 3:2
+contains dump-steps-reversed-option "--dump-steps"
+check dump-steps-garbage 2 "$exe" run "$src/scenes/sliding_box.json" --out "$tmp/d2" --steps 4 --quiet --dump-fclib "$tmp/dump" --dump-steps x
+check dump-steps-beyond 2 "$exe" run "$src/scenes/sliding_box.json" --out "$tmp/d2" --steps 4 --quiet --dump-fclib "$tmp/dump" --dump-steps 9:
+contains dump-steps-beyond-message "the run has 4 steps"
+check dump-steps-alone 2 "$exe" run "$src/scenes/sliding_box.json" --out "$tmp/d2" --steps 4 --quiet --dump-steps 1:2
+contains dump-steps-alone-message "needs --dump-fclib"
+touch "$tmp/a-file"
+check dump-fclib-not-a-dir 2 "$exe" run "$src/scenes/sliding_box.json" --out "$tmp/d2" --steps 4 --quiet --dump-fclib "$tmp/a-file"
+contains dump-fclib-not-a-dir-message "--dump-fclib"
+check dump-fclib-position-solver 2 "$exe" run "$src/scenes/sliding_box.json" --out "$tmp/d2" --steps 4 --quiet --dump-fclib "$tmp/dump" --solver xpbd-jacobi
+contains dump-fclib-position-solver-message "velocity-level"
+check fclib-bad-option 2 "$exe" fclib "$tmp/dump/sliding_box-000002.hdf5" --solver newton-fb --option bogus=1
+contains fclib-bad-option-message "no chosen solver has the option key 'bogus'"
+check fclib-bad-option-value 2 "$exe" fclib "$tmp/dump/sliding_box-000002.hdf5" --solver newton-fb --option linear_solver=ldlt
+contains fclib-bad-option-value-pointer "--option/linear_solver"
 
 # --log-level: global (before or after the subcommand); an unknown level is an argument mistake
 check log-level-bogus 2 "$exe" --log-level bogus info

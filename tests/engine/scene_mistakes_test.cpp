@@ -250,6 +250,12 @@ TEST(SceneMistakes, UnknownSolverType) {
   expect_error(with(minimal_scene(), "/solver", {{"type", "magic"}}), "/solver/type", "available: prox-gs, prox-jacobi, pgs");
 }
 
+TEST(SceneMistakes, FclibOnlySolverType) {
+  // newton-fb solves assembled FCLib problems only: the loader refuses it at /solver/type
+  expect_error(with(minimal_scene(), "/solver", {{"type", "newton-fb"}}), "/solver/type",
+               "solves assembled FCLib problems only (coulomb fclib), not scenes");
+}
+
 TEST(SceneMistakes, SolverValidatesItsOwnKeys) {
   json doc = with(minimal_scene(), "/solver", {{"type", "pgs"}, {"max_iter", 5}});
   try {

@@ -1,5 +1,6 @@
 // World construction: mass properties from shapes and overrides, body frames of off-centre
 // shapes, body lookup, and the shape frame reported back as the user gave it.
+#include <coulomb/error.h>
 #include <coulomb/world.h>
 #include <gtest/gtest.h>
 
@@ -67,4 +68,18 @@ TEST(World, FindBodyByName) {
   EXPECT_EQ(w.find_body("b"), 1);
   EXPECT_EQ(w.find_body("nope"), -1);
   EXPECT_EQ(w.body_count(), 2);
+}
+
+TEST(World, RefusesAnFclibOnlySolver) {
+  // a SceneDef built in code bypasses the loader's check: the World refuses it the same way
+  const nlohmann::json shapes = {{"cube", {{"type", "box"}, {"half_extents", {0.5, 0.5, 0.5}}}}};
+  SceneDef scene = parse_scene(scene_with(shapes, {{{"name", "box"}, {"shape", "cube"}}}), ".");
+  scene.solver = "newton-minmap";
+  try {
+    World w(scene);
+    ADD_FAILURE() << "the World accepted an FCLib-only solver";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.pointer(), "/solver/type");
+    EXPECT_NE(e.message().find("solves assembled FCLib problems only"), std::string::npos) << e.message();
+  }
 }

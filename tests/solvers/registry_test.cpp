@@ -35,11 +35,11 @@ TEST(Registry, EntriesMatchTheirProblemKind) {
   for (const SolverInfo& s : solver_registry()) {
     EXPECT_TRUE(names.insert(s.name).second) << s.name;
     EXPECT_NE(s.parse_options, nullptr) << s.name;
-    EXPECT_TRUE(s.rigid) << s.name;
+    EXPECT_EQ(s.rigid, simulates_scenes(s)) << s.name;  // FCLib-only solvers simulate no bodies
     EXPECT_EQ(s.keys.front(), "type") << s.name;
     switch (s.kind) {
       case ProblemKind::Velocity:
-        EXPECT_NE(s.solve, nullptr) << s.name;
+        EXPECT_TRUE(s.solve || s.solve_assembled) << s.name;
         EXPECT_EQ(s.solve_position, nullptr) << s.name;
         break;
       case ProblemKind::Position:
@@ -59,6 +59,28 @@ TEST(Registry, EntriesMatchTheirProblemKind) {
   EXPECT_EQ(solver_capabilities(*find_solver("pgs")), "rigid + joints");
   EXPECT_EQ(solver_capabilities(*find_solver("newton-pcr")), "rigid + soft + joints + gpu");
   EXPECT_EQ(solver_names_with(&SolverInfo::gpu), "newton-pcr");
+}
+
+TEST(Registry, FclibOnlySolversAreRefusedForScenes) {
+  for (const char* name : {"newton-fb", "newton-minmap"}) {
+    const SolverInfo& s = *find_solver(name);
+    EXPECT_EQ(s.kind, ProblemKind::Velocity);
+    EXPECT_EQ(s.solve, nullptr);
+    EXPECT_NE(s.solve_assembled, nullptr);
+    EXPECT_FALSE(simulates_scenes(s));
+    EXPECT_EQ(solver_capabilities(s), "fclib only");
+    try {
+      check_simulates_scenes(s);
+      ADD_FAILURE() << name;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.pointer(), "/solver/type");
+      EXPECT_EQ(e.message(), "solver '" + std::string(name) +
+                                 "' solves assembled FCLib problems only (coulomb fclib), not scenes; use one of "
+                                 "prox-gs, prox-jacobi, pgs, xpbd-jacobi, newton-pcr");
+    }
+  }
+  EXPECT_NO_THROW(check_simulates_scenes(*find_solver("prox-gs")));
+  EXPECT_NO_THROW(check_simulates_scenes(*find_solver("xpbd-jacobi")));
 }
 
 TEST(Registry, EveryListedKeyIsParsedAndNoOther) {

@@ -24,6 +24,8 @@ struct RunArgs {
   std::string broadphase = "grid";  // "grid" | "sap"
   double max_speed = 1e3;
   bool quiet = false;
+  std::string dump_fclib;          // empty: no dump; else each step's contact problem as FCLib files here
+  std::string dump_steps;          // empty: every step; else "A:B", "A:" or "A"
   bool view = false;               // also write OUT/replay.html (coulomb view)
   bool vtk = false;                // also write OUT/vtk/run.pvd and its VTU files
 };
@@ -49,6 +51,7 @@ struct FclibArgs {
   int max_iterations = 10000;
   bool json = false;                 // one JSON object per line instead of a table
   RStrategy r_strategy = RStrategy::Local;  // PROX r-factor strategy (seed 000 section 4.2)
+  std::vector<std::string> options;  // KEY=VALUE: a solver option key for every chosen solver that has it
 };
 
 struct StudyArgs {
@@ -83,5 +86,7 @@ int study(const StudyArgs& args);
 int validate(const RunArgs& args);
 int info(bool json);
 int fclib(const FclibArgs& args);
+// `coulomb sweep`: runs `python3 -m coulomb.sweep ARGS` (sweep_command.cpp); returns only on failure.
+int sweep(const std::vector<std::string>& args);
 
 }  // namespace coulomb::cli

@@ -29,7 +29,7 @@ void print_json(const Row& r) {
                          {"solver", r.solver},            {"iterations", r.stats.iterations},
                          {"time_ms", r.stats.time_ms},    {"merit", r.stats.merit},
                          {"fclib_merit", r.fclib_merit},  {"converged", r.stats.converged},
-                         {"residual", r.stats.residual}};
+                         {"residual", r.stats.residual},  {"linear_iterations", r.stats.linear_iterations}};
   std::cout << j.dump() << std::endl;  // one object per line, flushed as each run finishes
 }
 
@@ -47,6 +47,40 @@ struct Table {
     std::fflush(stdout);
   }
 };
+
+// The options of each solver: its defaults, the --option keys it accepts (through its own parse
+// function, so values are checked as in a scene), then the harness's iteration limit, tolerance,
+// zero start and PROX r strategy, unless --option gave them. Throws InputError.
+std::vector<SolverOptions> solver_options(const std::vector<const SolverInfo*>& solvers, const FclibArgs& a) {
+  nlohmann::json given = nlohmann::json::object();
+  for (const std::string& o : a.options) {
+    const std::size_t eq = o.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError("--option", "expected KEY=VALUE (e.g. linear_solver=pcr), got \"" + o + "\"");
+    const std::string key = o.substr(0, eq), text = o.substr(eq + 1);
+    nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
+    if (value.is_discarded()) value = text;  // a plain string
+    bool accepted = false;
+    for (const SolverInfo* s : solvers)
+      accepted = accepted || std::find(s->keys.begin(), s->keys.end(), key) != s->keys.end();
+    if (!accepted || key == "type") throw InputError("--option", "no chosen solver has the option key '" + key + "'");
+    given[key] = value;
+  }
+  std::vector<SolverOptions> out;
+  for (const SolverInfo* s : solvers) {
+    nlohmann::json j = {{"type", s->name}};
+    for (const auto& [key, value] : given.items())
+      if (std::find(s->keys.begin(), s->keys.end(), key) != s->keys.end()) j[key] = value;
+    SolverOptions opt = s->parse_options(*s, j, "--option");
+    if (!j.contains("max_iterations")) opt.max_iterations = a.max_iterations;
+    if (!j.contains("abs_tol")) opt.abs_tol = a.tol;
+    if (!j.contains("rel_tol")) opt.rel_tol = a.tol;
+    if (!j.contains("warm_start")) opt.warm_start = false;  // every run starts from lambda = 0
+    if (!j.contains("r_factor")) opt.prox = ProxOptions::for_strategy(a.r_strategy);  // the paper's defaults
+    out.push_back(opt);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -77,12 +111,12 @@ int fclib(const FclibArgs& a) {
     return 1;
   }
 
-  SolverOptions opt;
-  opt.max_iterations = a.max_iterations;
-  opt.abs_tol = a.tol;
-  opt.rel_tol = a.tol;
-  opt.warm_start = false;  // every run starts from lambda = 0
-  opt.prox = ProxOptions::for_strategy(a.r_strategy);  // the paper's defaults per strategy
+  std::vector<SolverOptions> options;
+  if (const int code = guarded([&] {
+        options = solver_options(solvers, a);
+        return 0;
+      }))
+    return code;
 
   Table table;
   for (const std::string& f : a.files)
@@ -101,13 +135,14 @@ int fclib(const FclibArgs& a) {
       load_failed = true;
       continue;
     }
-    for (const SolverInfo* s : solvers) {
+    for (std::size_t i = 0; i < solvers.size(); ++i) {
+      const SolverInfo* s = solvers[i];
       Row r;
       r.problem = file.stem().string();
       r.nc = problem.num_contacts();
       r.solver = s->name;
       ContactSolution sol;
-      r.stats = s->solve_assembled(problem, opt, sol);
+      r.stats = s->solve_assembled(problem, options[i], sol);
       try {
         r.fclib_merit = libfclib_merit(file, sol.lambda);
       } catch (const std::exception& e) {  // the file changed or vanished since it was read

@@ -36,6 +36,9 @@ int main(int argc, char** argv) {
   run->add_option("--max-speed", args.max_speed, "a body faster than this (m/s) stops the run with exit code 3")
       ->check(CLI::PositiveNumber);
   run->add_flag("--quiet,-q", args.quiet, "no progress bar and no summary");
+  run->add_option("--dump-fclib", args.dump_fclib,
+                  "write each step's contact problem as an FCLib local problem (HDF5) into this folder");
+  run->add_option("--dump-steps", args.dump_steps, "with --dump-fclib: only steps A:B (inclusive, from 1), A: or A");
   run->add_flag("--view", args.view, "also write OUT/replay.html, as `coulomb view OUT` does");
   run->add_flag("--vtk", args.vtk, "also write OUT/vtk/run.pvd: VTU files for ParaView every output.every steps");
 
@@ -77,7 +80,17 @@ int main(int argc, char** argv) {
   const auto& r_strategies = coulomb::EnumNames<coulomb::RStrategy>::names;
   fclib->add_option("--r-strategy", r_strategy, "PROX r-factor strategy: global (r = 1/max A_ii), local, blocked")
       ->check(CLI::IsMember(std::vector<std::string>(r_strategies.begin(), r_strategies.end())));
+  fclib->add_option("--option", fclib_args.options,
+                    "KEY=VALUE: a solver option (scene key, VALUE as JSON or a plain string) for every chosen "
+                    "solver that accepts KEY (repeatable), e.g. linear_solver=pcr")
+      ->allow_extra_args(false);
   fclib->add_flag("--json", fclib_args.json, "one JSON object per line instead of a table");
+
+  // the sweep is Python (python/coulomb/sweep.py): its arguments, --help included, go to it untouched
+  CLI::App* sweep = app.add_subcommand("sweep", "run a parameter sweep on Dask: results.csv, results.json, plots "
+                                                "(coulomb sweep --help)");
+  sweep->prefix_command()->fallthrough(false);
+  sweep->set_help_flag();
 
   try {
     app.parse(argc, argv);
@@ -94,6 +107,7 @@ int main(int argc, char** argv) {
         return 0;
       }))
     return code;
+  if (sweep->parsed()) return coulomb::cli::sweep(sweep->remaining());
   if (run->parsed()) return coulomb::cli::run(args);
   if (validate->parsed()) return coulomb::cli::validate(args);
   if (view->parsed()) return coulomb::cli::view(view_args);

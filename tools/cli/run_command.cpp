@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "commands.h"
+#include "fclib_dump.h"
 
 namespace coulomb::cli {
 
@@ -54,6 +55,11 @@ int run(const RunArgs& a) {
     RunOutput output(out, world);
     std::optional<VtkOutput> vtk;
     if (a.vtk) vtk.emplace(out / "vtk", world);
+    std::optional<FclibDump> dump;
+    if (!a.dump_fclib.empty())
+      dump.emplace(a.dump_fclib, a.dump_steps.empty() ? StepRange{} : parse_step_range(a.dump_steps), world, a.scene);
+    else if (!a.dump_steps.empty())
+      throw InputError("--dump-steps", "needs --dump-fclib DIR");
 
     const bool progress = !a.quiet && isatty(STDERR_FILENO);
     const auto t0 = std::chrono::steady_clock::now();
@@ -63,6 +69,7 @@ int run(const RunArgs& a) {
       result = world.step();
       output.write_step(world);
       if (vtk) vtk->write_step(world);
+      if (dump && result.ok()) dump->after_step(world);
       max_pen = std::max(max_pen, world.last_stats().max_penetration);
       sum_contacts += world.last_stats().contacts;
       if (!result.ok()) break;
@@ -95,6 +102,8 @@ int run(const RunArgs& a) {
       std::printf("%s: %d steps (%.3g s simulated) in %.3f s, %.3f ms/step, %.1f contacts/step, max penetration %.3g m -> %s\n",
                   a.scene.c_str(), world.step_count(), world.time(), secs, 1e3 * secs / std::max(1, world.step_count()),
                   sum_contacts / std::max(1, world.step_count()), max_pen, out.string().c_str());
+    if (!a.quiet && dump)
+      std::printf("wrote %d FCLib local problems to %s\n", dump->written(), dump->dir().string().c_str());
     return 0;
   });
 }
@@ -135,13 +144,16 @@ int info(bool json) {
     return 0;
   }
   std::printf("coulomb %s\n\nsolvers (name, problem kind, what it handles):\n", b.version.c_str());
-  int width = 0;  // of the capabilities column
-  for (const SolverInfo& s : solver_registry()) width = std::max(width, int(solver_capabilities(s).size()) + 2);
+  int width = 0, name_width = 0;  // of the capabilities and name columns
+  for (const SolverInfo& s : solver_registry()) {
+    width = std::max(width, int(solver_capabilities(s).size()) + 2);
+    name_width = std::max(name_width, int(s.name.size()));
+  }
   for (const SolverInfo& s : solver_registry()) {
     std::string handles = "[";
     handles += solver_capabilities(s);
     handles += "]";
-    std::printf("  %-12s %-8s  %-*s  %s\n", s.name.c_str(), std::string(to_string(s.kind)).c_str(), width,
+    std::printf("  %-*s %-8s  %-*s  %s\n", name_width, s.name.c_str(), std::string(to_string(s.kind)).c_str(), width,
                 handles.c_str(), s.description.c_str());
   }
   auto list = [](const char* title, const std::vector<std::string>& v) {

@@ -7,8 +7,19 @@
 // An embedding program that wants the library's messages elsewhere registers its own spdlog
 // logger named "coulomb" (spdlog::register_logger) before its first call into the library;
 // logger() then uses that one. It can also reach this one with spdlog::get("coulomb").
+//
+// Inside the build tree (COULOMB_SPDLOG_HEADERS, defined by base/CMakeLists.txt for every target
+// that links the library) spdlog's logger class is complete here. The installed headers declare it
+// only, so that a program built against the package needs no spdlog headers (tools/package); one
+// that calls the logger's methods includes <spdlog/spdlog.h> itself.
 #pragma once
+#ifdef COULOMB_SPDLOG_HEADERS
 #include <spdlog/logger.h>
+#else
+namespace spdlog {
+class logger;
+}
+#endif
 
 #include <string>
 

@@ -64,11 +64,11 @@ struct ContactSolution {
 // What every solver reports per step (DESIGN.md: comparisons between solvers are the point).
 struct SolverStats {
   int iterations = 0;
-  int linear_iterations = 0;      // newton-pcr: inner linear iterations summed over the Newton iterations
   double residual = 0.0;          // the solver's own merit at exit
   double merit = 0.0;             // FCLib natural-map merit of the returned impulses (solvers/merit.h)
   bool converged = true;
   int divergence_detections = 0;  // r-factor back-tracks (PROX); 0 for PGS
+  int linear_iterations = 0;      // Newton solvers: inner linear iterations over all Newton steps (a direct solve counts 1)
   double time_ms = 0.0;
   std::vector<double> history;    // the solver's own residual after each iteration (record_history)
 };

@@ -31,6 +31,12 @@ struct AssembledProblem {
   void finalize();
 };
 
+// The assembled form of a (finalized) ContactProblem's contacts: A = J M^-1 J^T in 4x4 blocks,
+// A_kj = sum over the moving bodies that contacts k and j share of J_k M^-1 J_j^T (a fixed body
+// couples nothing), with b and mu copied. Joint rows are not part of it. Throws
+// std::invalid_argument if the problem is not finalized.
+AssembledProblem assembled_problem(const ContactProblem& p);
+
 // The result of one pass over the joint rows.
 struct JointSweep {
   double max_delta = 0.0;   // ||lambda^{k+1} - lambda^k||_inf over the joint rows

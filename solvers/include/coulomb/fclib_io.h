@@ -42,4 +42,27 @@ AssembledProblem read_fclib_local(const std::filesystem::path& file, FclibLocalI
 // read_fclib_local, and std::invalid_argument if lambda does not have one entry per contact.
 double libfclib_merit(const std::filesystem::path& file, const std::vector<Vec4>& lambda);
 
+// The info group of a written problem (each string may be empty: then it is not written).
+struct FclibWriteInfo {
+  std::string title;
+  std::string description;
+  std::string math_info;
+};
+
+// Writes the contacts of an assembled problem (assembled_problem(), contact_operator.h) as an FCLib
+// local problem with libfclib's fclib_write_local: W = the (normal, t, s) rows and columns of A,
+// stored by compressed columns without exact zeros, q = the (normal, t, s) part of b, and one
+// mu = mu_s per contact. The torsion row and column of each contact and mu_t, mu_tau are not
+// written (an FCLib contact has 3 rows and one isotropic Coulomb cone): with mu_tau = 0 and
+// mu_t = mu_s the written problem is the same contact problem, otherwise it is its Coulomb part
+// (fclib_dropped_friction says so). An existing file is replaced. Throws std::invalid_argument
+// for a problem without contacts or with a non-finite entry, std::runtime_error if the file
+// cannot be created (its message names the path). libfclib ends the process if an HDF5 call
+// fails after the file was created (a full disk).
+void write_fclib_local(const std::filesystem::path& file, const AssembledProblem& p, const FclibWriteInfo& info);
+
+// What writing p leaves out that changes the problem: "" if nothing, else a note such as
+// "3 contacts have torsional friction (mu_tau > 0): their torsion rows are dropped".
+std::string fclib_dropped_friction(const AssembledProblem& p);
+
 }  // namespace coulomb

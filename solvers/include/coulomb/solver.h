@@ -56,8 +56,14 @@ const SolverInfo* find_solver(const std::string& name);
 std::string solver_names();
 // Names of the solvers with a capability, e.g. solver_names_with(&SolverInfo::soft).
 std::string solver_names_with(bool SolverInfo::*capability);
-// "rigid + soft": the capabilities of a solver, joined (for `coulomb info`).
+// "rigid + soft": the capabilities of a solver, joined (for `coulomb info`); "fclib only" for a
+// solver that solves assembled problems alone (newton-fb, newton-minmap).
 std::string solver_capabilities(const SolverInfo& info);
+// Whether the World can run the solver on a scene: it has the solve function of its kind (an
+// FCLib-only solver has just solve_assembled). check_simulates_scenes throws InputError at
+// /solver/type, naming the solvers that can, when it cannot.
+bool simulates_scenes(const SolverInfo& info);
+void check_simulates_scenes(const SolverInfo& info);
 // Parses and validates the "solver" object of a scene with the entry's own parse function.
 // Throws InputError naming `pointer` + "/KEY" for unknown keys, wrong types and out-of-range values.
 SolverOptions parse_solver_options(const SolverInfo& info, const nlohmann::json& j, const std::string& pointer);

@@ -141,6 +141,35 @@ struct NewtonOptions {
   ComputeDevice device = ComputeDevice::Auto;
 };
 
+// newton-fb, newton-minmap (seed 003 on assembled local problems, newton_fclib.cpp): how the
+// Newton system is solved each iteration. Ldlt and Pcr work on the symmetric (compliance) form of
+// seed 003 eq. 59, with the symmetric part of W; Lu factorises the exact (unsymmetric) Jacobian.
+enum class NewtonLinearSolver { Ldlt, Lu, Pcr };
+template <>
+struct EnumNames<NewtonLinearSolver> {
+  static constexpr std::array<std::string_view, 3> names{"ldlt", "lu", "pcr"};
+};
+
+// How friction enters the Newton system: seed 003's fixed-point compliance W (eq. 33-37, 104-105),
+// or the semismooth form of the same NCP function on the Coulomb cone (the cone's projection for
+// the minimum map, i.e. Alart-Curnier; the second-order-cone Fischer-Burmeister function).
+enum class NewtonFriction { FixedPoint, Cone };
+template <>
+struct EnumNames<NewtonFriction> {
+  static constexpr std::array<std::string_view, 2> names{"fixed_point", "cone"};
+};
+
+// The defaults are the measured best on the ten FCLib problems of ../shared/fclib (solvers/README.md,
+// "Non-smooth Newton on FCLib problems"): full steps, no line search, the cone form, LU.
+struct NewtonFclibOptions {
+  double damping = 1.0;              // t of seed 003 s.8.1, lambda += t dlambda (the paper's 0.75 converges linearly)
+  bool line_search = false;          // halve t while ||phi|| does not decrease (at most 10 times, then take t)
+  NewtonLinearSolver linear_solver = NewtonLinearSolver::Lu;  // ldlt and pcr need friction fixed_point
+  NewtonFriction friction = NewtonFriction::Cone;
+  int pcr_iterations = 200;          // pcr: at most this many iterations per Newton step
+  double regularization = 0.01;      // epsilon of s.8.4 is this times ||phi|| / ||phi_0||, relative to each row's r-factor
+};
+
 // What a solve function gets: the common keys and every family's part (see the top of this file).
 // A new solver family adds its part here (solvers/README.md, "Adding a solver").
 struct SolverOptions : CommonSolverOptions {
@@ -148,6 +177,7 @@ struct SolverOptions : CommonSolverOptions {
   ProxOptions prox;
   XpbdOptions xpbd;
   NewtonOptions newton;
+  NewtonFclibOptions newton_fclib;
 };
 
 }  // namespace coulomb

@@ -1,0 +1,119 @@
+#include "json_convert.h"
+
+#include <pybind11/numpy.h>
+
+#include <cstdint>
+#include <limits>
+
+namespace py = pybind11;
+
+namespace coulomb::python {
+
+nlohmann::json to_json(py::handle obj, const std::string& pointer) {
+  // bool before int: Python's bool is an int
+  if (obj.is_none()) return nullptr;
+  if (py::isinstance<py::bool_>(obj)) return obj.cast<bool>();
+  if (py::isinstance<py::int_>(obj)) {
+    // the parser's types: unsigned for >= 0, signed below (json.hpp number_unsigned_t)
+    const auto i = obj.cast<py::int_>();
+    if (i >= py::int_(0)) {
+      if (i > py::int_(std::numeric_limits<std::uint64_t>::max()))
+        throw py::type_error(pointer + ": integer too large for JSON");
+      return i.cast<std::uint64_t>();
+    }
+    if (i < py::int_(std::numeric_limits<std::int64_t>::min()))
+      throw py::type_error(pointer + ": integer too small for JSON");
+    return i.cast<std::int64_t>();
+  }
+  if (py::isinstance<py::float_>(obj)) return obj.cast<double>();
+  if (py::isinstance<py::str>(obj)) return obj.cast<std::string>();
+  if (py::isinstance<py::dict>(obj)) {
+    nlohmann::json out = nlohmann::json::object();
+    for (auto item : obj.cast<py::dict>()) {
+      if (!py::isinstance<py::str>(item.first))
+        throw py::type_error(pointer + ": dict keys must be strings, got " +
+                             py::repr(item.first).cast<std::string>());
+      const auto key = item.first.cast<std::string>();
+      // RFC 6901 escapes: ~ is ~0, / is ~1
+      std::string escaped;
+      for (char c : key) escaped += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+      out[key] = to_json(item.second, pointer + "/" + escaped);
+    }
+    return out;
+  }
+  if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) {
+    nlohmann::json out = nlohmann::json::array();
+    std::size_t k = 0;
+    for (auto item : obj) out.push_back(to_json(item, pointer + "/" + std::to_string(k++)));
+    return out;
+  }
+  // numpy arrays and scalars: through their Python values (float64 -> float, int64 -> int, ...)
+  if (py::hasattr(obj, "tolist") && py::hasattr(obj, "dtype")) return to_json(obj.attr("tolist")(), pointer);
+  throw py::type_error((pointer.empty() ? std::string("scene") : pointer) + ": cannot be written as JSON (" +
+                       py::str(py::type::of(obj).attr("__name__")).cast<std::string>() + ")");
+}
+
+py::object from_json(const nlohmann::json& j) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::null: return py::none();
+    case nlohmann::json::value_t::boolean: return py::bool_(j.get<bool>());
+    case nlohmann::json::value_t::number_integer: return py::int_(j.get<std::int64_t>());
+    case nlohmann::json::value_t::number_unsigned: return py::int_(j.get<std::uint64_t>());
+    case nlohmann::json::value_t::number_float: return py::float_(j.get<double>());
+    case nlohmann::json::value_t::string: return py::str(j.get_ref<const std::string&>());
+    case nlohmann::json::value_t::array: {
+      py::list out;
+      for (const auto& v : j) out.append(from_json(v));
+      return out;
+    }
+    case nlohmann::json::value_t::object: {
+      py::dict out;
+      for (const auto& [k, v] : j.items()) out[py::str(k)] = from_json(v);
+      return out;
+    }
+    default: return py::none();  // binary and discarded values never occur here
+  }
+}
+
+namespace {
+
+// the column of `key` over rows whose values all have the type of `like`
+py::object column(const std::vector<const nlohmann::json*>& rows, const std::string& key, const nlohmann::json& like) {
+  if (like.is_object()) {
+    std::vector<const nlohmann::json*> sub;
+    for (const nlohmann::json* r : rows) sub.push_back(&(*r)[key]);
+    py::dict out;
+    for (const auto& [k, v] : like.items()) out[py::str(k)] = column(sub, k, v);
+    return out;
+  }
+  const nlohmann::json& first = like;
+  const auto n = static_cast<py::ssize_t>(rows.size());
+  if (first.is_boolean()) {
+    py::array_t<bool> a(n);
+    auto m = a.mutable_unchecked<1>();
+    for (py::ssize_t i = 0; i < n; ++i) m(i) = (*rows[std::size_t(i)])[key].get<bool>();
+    return a;
+  }
+  if (first.is_number_integer()) {
+    py::array_t<std::int64_t> a(n);
+    auto m = a.mutable_unchecked<1>();
+    for (py::ssize_t i = 0; i < n; ++i) m(i) = (*rows[std::size_t(i)])[key].get<std::int64_t>();
+    return a;
+  }
+  py::array_t<double> a(n);
+  auto m = a.mutable_unchecked<1>();
+  for (py::ssize_t i = 0; i < n; ++i) m(i) = (*rows[std::size_t(i)])[key].get<double>();
+  return a;
+}
+
+}  // namespace
+
+py::dict columns(const std::vector<nlohmann::json>& rows, const nlohmann::json& like) {
+  std::vector<const nlohmann::json*> ptrs;
+  for (const nlohmann::json& r : rows) ptrs.push_back(&r);
+  py::dict out;
+  for (const auto& [k, v] : like.items()) out[py::str(k)] = column(ptrs, k, v);
+  return out;
+}
+
+}  // namespace coulomb::python
