@@ -59,6 +59,15 @@ Ncp ncp(NcpFunction f, double a, double b) {
   return {v.value, v.d_a, v.d_b};
 }
 
+// J^T x per DOF for the rows' Jacobian (x one value per row).
+std::vector<Vec6> transpose_product(const ConstraintRows& rows, const std::vector<double>& x, int dofs) {
+  std::vector<Vec6> out(std::size_t(dofs), Vec6::Zero());
+  for (int r = 0; r < rows.rows(); ++r)
+    for (int e = rows.entry_start[std::size_t(r)]; e < rows.entry_start[std::size_t(r) + 1]; ++e)
+      out[std::size_t(rows.entry_dof[std::size_t(e)])] += rows.entry_J[std::size_t(e)] * x[std::size_t(r)];
+  return out;
+}
+
 // a row's derivative scale below which it is solved on its own (an open contact)
 constexpr double kDecoupled = 1e-9;
 
@@ -209,18 +218,12 @@ double Newton::build_system(bool first) {
   if (first) P_.assign(std::size_t(m), 0.0);
 
   // J^T P per DOF at this configuration
-  std::vector<Vec6> JtP(std::size_t(nd_), Vec6::Zero());
-  for (int r = 0; r < m; ++r)
-    for (int e = rows_.entry_start[std::size_t(r)]; e < rows_.entry_start[std::size_t(r) + 1]; ++e)
-      JtP[std::size_t(rows_.entry_dof[std::size_t(e)])] += rows_.entry_J[std::size_t(e)] * P_[std::size_t(r)];
+  const std::vector<Vec6> JtP = transpose_product(rows_, P_, nd_);
 
   // eq. 71-74: the diagonal secant of d(J^T P)/du along the last step (the same P at both
   // configurations), added to H where it makes H larger than M (see solvers/README.md)
   if (n_.geometric_stiffness && have_prev_) {
-    std::vector<Vec6> JtP_old(std::size_t(nd_), Vec6::Zero());
-    for (int r = 0; r < m; ++r)
-      for (int e = prev_rows_.entry_start[std::size_t(r)]; e < prev_rows_.entry_start[std::size_t(r) + 1]; ++e)
-        JtP_old[std::size_t(prev_rows_.entry_dof[std::size_t(e)])] += prev_rows_.entry_J[std::size_t(e)] * P_[std::size_t(r)];
+    const std::vector<Vec6> JtP_old = transpose_product(prev_rows_, P_, nd_);
     for (int d = 0; d < nd_; ++d) {
       if (!moves_[std::size_t(d)]) continue;
       const Vec6 du = velocity(d) - prev_u_[std::size_t(d)];
@@ -247,11 +250,9 @@ double Newton::build_system(bool first) {
   }
 
   // the rows' equations
-  const double r_time = n_.scaling == NcpScaling::Identity ? 1.0 : h_;
   rhs_.assign(std::size_t(m), 0.0);
   known_.assign(std::size_t(m), std::nan(""));
   coupled_.assign(std::size_t(m), 1);
-  std::vector<double> a(std::size_t(m), 1.0);  // the rows' derivative scale
   sys_ = gpu::SchurSystem{};
   sys_.rows = m;
   sys_.dofs = nd_;
@@ -307,15 +308,15 @@ double Newton::build_system(bool first) {
                                                                    : 1.0;
         const Ncp f = ncp(n_.ncp, c + alpha_c * P / h_, rn * P / h_);  // eq. 93-98
         residual = std::max(residual, std::abs(f.phi) / h_);
-        a[std::size_t(r)] = f.alpha * h_;
+        const double a = f.alpha * h_;  // the row's derivative scale
         const double D = f.beta * rn / h_ + f.alpha * alpha_c / h_;
         if (f.alpha < kDecoupled) {
           coupled_[std::size_t(r)] = 0;
           known_[std::size_t(r)] = D > 0.0 ? -f.phi / D : 0.0;
           C = 1.0;
         } else {
-          C = D / a[std::size_t(r)];
-          rhs_[std::size_t(r)] = f.phi / a[std::size_t(r)];
+          C = D / a;
+          rhs_[std::size_t(r)] = f.phi / a;
         }
       } else {  // ContactFriction: rows r (t) and r + 1 (s) of the contact whose normal is r - 1
         const int rn_row = r - 1;
@@ -328,7 +329,9 @@ double Newton::build_system(bool first) {
           for (int e = rows_.entry_start[std::size_t(r + j)]; e < rows_.entry_start[std::size_t(r + j) + 1]; ++e)
             vT[j] += rows_.entry_J[std::size_t(e)].dot(velocity(rows_.entry_dof[std::size_t(e)]));
         // eq. 33-35 with r-scaling (eq. 99-105): W = (|v_T| - psi) / (|lambda_f| + psi / r)
-        const double rf = n_.scaling == NcpScaling::Complementarity ? h_ * std::max(dm, 1e-300) : r_time;
+        const double rf = n_.scaling == NcpScaling::Complementarity ? h_ * std::max(dm, 1e-300)
+                          : n_.scaling == NcpScaling::Timestep     ? h_
+                                                                   : 1.0;
         const double lf = Pf.norm() / h_, v = vT.norm();
         const double psi = mu * lambda_n > 0.0 ? ncp(n_.ncp, v, rf * (mu * lambda_n - lf)).phi : 0.0;
         const double num = v - psi, den = lf + psi / rf;
