@@ -364,6 +364,7 @@ void parse_bodies(ObjectReader& top, SceneDef& scene, NameTable& names) {
     if (const Json* inertia = r.find("inertia")) b.inertia = as_vec3(*inertia, r.pointer_of("inertia"), Range::positive());
     r.finish();
     check_dynamic_shape(scene, b, r.pointer_of("shape"));
+    b.pointer = r.pointer();
     auto [it, fresh] = names.emplace(b.name, r.pointer());
     if (!fresh) throw InputError(r.pointer_of("name"), "duplicate body name '" + b.name + "' (also used by " + it->second + ")");
     scene.bodies.push_back(std::move(b));
@@ -417,6 +418,7 @@ void parse_generator(const Json& j, const std::string& pointer, SceneDef& scene,
     b.name = prefix + "_" + std::to_string(i);
     b.position = poses[i].p;
     b.orientation = poses[i].q;
+    b.pointer = pointer;
     auto [it, fresh] = names.emplace(b.name, r.pointer());
     if (!fresh)
       throw InputError(r.pointer_of("prefix"), "generated body name '" + b.name + "' is already used by " + it->second);

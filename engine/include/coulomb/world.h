@@ -149,6 +149,7 @@ class World {
   int detect(std::vector<Contact>& out);  // returns the broadphase pair count
   void detect_coefficients();
   void stabilize();
+  void admit_initial_velocities();  // Moreau's first explicit half step (world.cpp)
   void warm_start();
   void remember_impulses();
   void assemble_joints();
@@ -207,6 +208,10 @@ class World {
   // (world_state.cpp).
   int step_ = 0;
   double time_ = 0.0;
+  // solver abs_tol is at most kImpulseTolerance * impulse_scale_ (the lightest body's weight
+  // over one step, unit: N s; 0 without gravity)
+  static constexpr double kImpulseTolerance = 1e-3;
+  double impulse_scale_ = 0.0;
   StepStats stats_;
   StepResult failure_;  // the failed step's result, returned by every later step(); Ok if none
 
