@@ -613,7 +613,7 @@ StepResult World::run_stages() {
   // 4 solve, with the absolute tolerance scaled to the problem (abs_tol is in N s: 1e-6 stopped
   // the first sweep of a 1 mm cube whose weight over a step is 1e-7 N s, "converged" while it sank)
   SolverOptions options = scene_.solver_options;
-  if (impulse_scale_ > 0.0) options.abs_tol = std::min(options.abs_tol, kImpulseTolerance * impulse_scale_);
+  if (solver_->impulse_tolerance && impulse_scale_ > 0.0) options.abs_tol = std::min(options.abs_tol, kImpulseTolerance * impulse_scale_);
   stats_.solver = solve(solver_->solve, problem_, options, islands_, solution_);
   remember_impulses();
   joint_cache_ = solution_.joint_lambda;

@@ -21,12 +21,12 @@ namespace {
 
 struct Body { std::string name; Vec3 half; };
 
-// cubes of edge 1 mm .. 10 m; rods of aspect 1000 (the 2 mm x 2 m, and 0.1 mm x 10 cm)
+// cubes of edge 1 mm .. 10 m; rods (the 2 mm x 2 m, and 1 mm x 10 cm)
 std::vector<Body> bodies() {
   std::vector<Body> b;
   for (double edge : {1e-3, 1e-2, 1e-1, 1.0, 10.0}) b.push_back({"cube_" + std::to_string(edge), Vec3::Constant(0.5 * edge)});
   b.push_back({"rod_2m", Vec3(1.0, 1e-3, 1e-3)});
-  b.push_back({"rod_10cm", Vec3(0.05, 5e-5, 5e-5)});
+  b.push_back({"rod_10cm", Vec3(0.05, 5e-4, 5e-4)});
   return b;
 }
 

@@ -210,7 +210,7 @@ class World {
   double time_ = 0.0;
   // solver abs_tol is at most kImpulseTolerance * impulse_scale_ (the lightest body's weight
   // over one step, unit: N s; 0 without gravity)
-  static constexpr double kImpulseTolerance = 1e-3;
+  static constexpr double kImpulseTolerance = 1e-6;
   double impulse_scale_ = 0.0;
   StepStats stats_;
   StepResult failure_;  // the failed step's result, returned by every later step(); Ok if none
