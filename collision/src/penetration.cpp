@@ -147,8 +147,19 @@ Axis ccd_epa(const CcdBody& a, const CcdBody& b, const ccd_t& ccd, double touchi
 Axis ccd_penetration(const CcdBody& a, const CcdBody& b, double scale, Penetration& pen) {
   const ccd_t ccd = ccd_settings(scale);
   const double touching = 1e-6 * scale;
+  // The face normals bound the depth from above (exact overlaps). A "certified" EPA answer deeper
+  // than one of them is wrong: with the origin on the boundary of the Minkowski difference (a
+  // capsule standing on a box, grown by the envelope) EPA returned the box's -z, the ground's
+  // thickness plus the capsule's length, 2.4 m deep (issue 11).
+  std::vector<Vec3> faces;
+  face_axes(a, 1.0, faces);
+  face_axes(b, -1.0, faces);
+  Penetration face{Vec3::Zero(), std::numeric_limits<double>::infinity()};
+  for (const Vec3& n : faces)
+    if (const double o = overlap(a, b, n); o < face.depth) face = {n, o};
+  const auto certified = [&](const Penetration& p) { return !(face.depth < p.depth - touching); };
   const Axis first = ccd_epa(a, b, ccd, touching, pen);
-  if (first != Axis::Estimated) return first;
+  if (first == Axis::None || (first == Axis::Certified && certified(pen))) return first;
   std::vector<Vec3> axes;
   if (unit(pen.n)) axes.push_back(pen.n);
   ccd_real_t depth = 0.0;
@@ -157,8 +168,7 @@ Axis ccd_penetration(const CcdBody& a, const CcdBody& b, double scale, Penetrati
   const bool mpr = ccdMPRPenetration(&a, &b, &ccd, &depth, &dir, &pos) == 0 && !a.exhausted;
   a.exhausted = b.exhausted = false;
   if (mpr && unit(to_vec(dir))) axes.push_back(to_vec(dir).normalized());
-  face_axes(a, 1.0, axes);
-  face_axes(b, -1.0, axes);
+  axes.insert(axes.end(), faces.begin(), faces.end());
   if (axes.empty()) return Axis::None;
   Penetration best{axes[0], overlap(a, b, axes[0])};
   for (const Vec3& n : axes)
@@ -166,7 +176,7 @@ Axis ccd_penetration(const CcdBody& a, const CcdBody& b, double scale, Penetrati
   // a GJK run started elsewhere ends in another simplex and often lets EPA finish cleanly
   CcdBody retry = a;
   retry.first_dir = best.n;
-  if (ccd_epa(retry, b, ccd, touching, pen) == Axis::Certified) return Axis::Certified;
+  if (ccd_epa(retry, b, ccd, touching, pen) == Axis::Certified && certified(pen)) return Axis::Certified;
   pen = best;
   return Axis::Estimated;
 }

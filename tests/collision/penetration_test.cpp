@@ -246,6 +246,18 @@ TEST(ConvexPair, CapsuleStandingOnABoxGroundHasNoDeepContact) {
   cap.half_height = 0.5;
   const int g = lib.add(ground), c = lib.add(cap);
   const Pose pg{Vec3(0, 0, -0.5), Quat::Identity()};
+  // the pose of the bogus contact, as the scene's step 34 detected it
+  {
+    const Pose pc{Vec3(0, -0.00065116584272075894, 0.6999978542794576),
+                  Quat(0.99999892671315904, 0.001465118606123031, 0, 0)};
+    std::vector<ContactPoint> out;
+    collide(lib, g, pg, c, pc, 0.01, out);
+    ASSERT_FALSE(out.empty());
+    for (const ContactPoint& p : out) {
+      EXPECT_LT(p.depth, 1e-3);
+      EXPECT_GT(p.normal.z(), 0.99);  // from the ground up to the capsule
+    }
+  }
   for (int k = 0; k <= 200; ++k) {
     const double s = k / 200.0;
     const Pose pc{Vec3(0.0, -0.00063 - 0.00005 * s, 0.69999 - 0.0006 * s),
