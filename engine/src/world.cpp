@@ -126,10 +126,10 @@ void check_finite_start(const SceneDef& scene, const BodyDef& d, const std::stri
   if (d.fixed) return;
   // the energies written at every step: they must start finite
   const double kinetic = 0.5 * mass * v.squaredNorm() + 0.5 * moments.dot(w.cwiseAbs2());
-  const double potential = mass * scene.gravity.norm() * body_world.p.norm();
+  const double potential = mass * scene.gravity.stableNorm() * body_world.p.cwiseAbs().maxCoeff();
   if (!std::isfinite(kinetic) || !std::isfinite(potential))
     throw InputError(where, body + " starts with a non-finite kinetic or potential energy (mass " + number(mass) +
-                                " kg at " + number(body_world.p.norm()) + " m from the origin)");
+                                " kg at " + number(body_world.p.cwiseAbs().maxCoeff()) + " m from the origin along an axis)");
 }
 
 // Status::Error for step `step`. Building the message may itself run out of memory: then the
