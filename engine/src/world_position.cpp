@@ -36,6 +36,7 @@ StepResult World::run_position_stages() {
   in.rigid = detect_input();
   stats_.pairs = detect_contacts(in.rigid, contacts_).pairs;
   drop_jointed_contacts(contacts_);
+  if (StepResult capped = check_contact_caps(); !capped.ok()) return capped;
   detect_coefficients();
   in.soft.resize(soft_.size());
   for (std::size_t i = 0; i < soft_.size(); ++i) {

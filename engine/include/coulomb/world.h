@@ -155,6 +155,8 @@ class World {
   void assemble_joints();
   void drop_jointed_contacts(std::vector<Contact>& contacts) const;
   StepResult check_state() const;
+  StepResult check_contact_caps() const;  // per pair and per step (world.cpp)
+  static constexpr std::size_t kMaxContacts = 500'000, kMaxPairContacts = 1024;
   // Throws std::out_of_range unless 0 <= id < count, naming World::<accessor> and find_<accessor>
   // (world_state.cpp).
   static void check_id(const char* accessor, const char* what, int id, int count);
