@@ -137,4 +137,21 @@ TEST(WorldLimits, BuildInfoListsEveryShapeType) {
     EXPECT_NE(std::find(b.shapes.begin(), b.shapes.end(), t), b.shapes.end()) << t;
 }
 
+// Memory guards at load: exit 2 with the pointer and the estimate, nothing allocated first.
+TEST(WorldLimits, OversizedScenesAreRefusedAtLoadWithTheirEstimate) {
+  json grid = cube_scene();
+  grid["generators"] = {{{"type", "grid"}, {"prefix", "g"}, {"shape", "cube"}, {"count", {2000, 1000, 1}}, {"spacing", {1, 1, 1}}}};
+  std::string pointer;
+  EXPECT_NE(load_error(grid, &pointer).find("need about 6.4 GB"), std::string::npos);
+  EXPECT_EQ(pointer, "/generators/0/count");
+  json soft = cube_scene();
+  soft["solver"]["type"] = "xpbd-jacobi";
+  soft["materials"] = {{"default", {{"density", 1000}, {"young", 1e6}, {"poisson", 0.3}}}};
+  for (int n : {100, 2000}) {
+    soft["soft_bodies"] = {{{"name", "s"}, {"mesh", {{"type", "box"}, {"half_extents", {0.5, 0.5, 0.5}}, {"resolution", {n, n, n}}}}}};
+    EXPECT_NE(load_error(soft, &pointer).find("tets, more than the limit"), std::string::npos) << n;
+    EXPECT_EQ(pointer, "/soft_bodies/0/mesh/resolution");
+  }
+}
+
 }  // namespace

@@ -99,3 +99,21 @@ INSTANTIATE_TEST_SUITE_P(EverySolver, Scale, ::testing::ValuesIn(solvers()),
                          });
 
 }  // namespace
+
+// Contact caps (issue 11: 1000 boxes at one point made 2M contacts and 3.2 GB): 520 unit boxes
+// at one point are 134,940 pairs and about 540,000 contacts, above the per-step cap of 500,000,
+// so the first step stops as an invalid state naming a pair, before anything is assembled.
+TEST(ContactCaps, BoxesPiledAtOnePointStopTheRunNamingAPair) {
+  const nlohmann::json s = {{"format", "coulomb-scene/1"},
+                            {"time", {{"dt", 0.01}, {"steps", 2}}},
+                            {"solver", {{"type", "pgs"}}},
+                            {"shapes", {{"cube", {{"type", "box"}, {"half_extents", {0.5, 0.5, 0.5}}}}}},
+                            {"generators",
+                             {{{"type", "random"}, {"prefix", "b"}, {"shape", "cube"}, {"count", 520},
+                               {"box_min", {0, 0, 0}}, {"box_max", {1e-6, 1e-6, 1e-6}}}}}};
+  World w(parse_scene(s, "."));
+  const StepResult r = w.step();
+  EXPECT_EQ(r.status, StepResult::Status::InvalidState);
+  EXPECT_NE(r.message.find("contacts exceed the cap of 500000"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("bodies 'b_"), std::string::npos) << r.message;
+}
