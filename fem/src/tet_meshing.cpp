@@ -315,6 +315,7 @@ TetMesh read_tetgen(const std::filesystem::path& node_file) {
   if (nodes != 4) r.fail(h.number, "tets must have 4 nodes, got " + std::to_string(nodes));
   if (nattr < 0) r.fail(h.number, "the region attribute count must not be negative");
   r.expect_count(lines, nt, "tets");
+  if (nt > kMaxTets) r.fail(h.number, "the tet count " + std::to_string(nt) + " is above the limit of " + std::to_string(kMaxTets));
   m.tets.resize(std::size_t(nt));
   const int nv = int(m.rest.size());
   for (int t = 0; t < nt; ++t) {
