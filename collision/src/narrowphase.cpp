@@ -344,6 +344,17 @@ void reduce_manifold(std::vector<ContactPoint>& pts, int max_points) {
   double size = 0.0;  // of the point set, for relative tolerances
   for (std::size_t i = 0; i < n; ++i) xy[i] = {pts[i].point.dot(t), pts[i].point.dot(s)};
   for (std::size_t i = 0; i < n; ++i) size = std::max(size, (xy[i] - xy[deepest]).norm());
+  // A point with a deeper one below it (within 45 degrees of the normal) is shadowed: the
+  // surfaces meet there first, and only a rotation of more than 45 degrees could bring the
+  // shallow one into play. Once the envelope is larger than a body (a 1 cm cube, a 2 mm rod with
+  // the default 1 cm envelope), its far vertices come as speculative points with the same
+  // footprint as the near ones, and as they spread the area just as well they used to take the
+  // near ones' places: the cube stood on one real corner and three speculative ones, tipped and
+  // sank (issue 11). Shadowed points are not candidates.
+  std::vector<char> shadowed(n, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n && !shadowed[i]; ++j)
+      shadowed[i] = pts[j].depth > pts[i].depth && (xy[i] - xy[j]).norm() < pts[j].depth - pts[i].depth;
   std::vector<std::size_t> chosen{deepest};
   std::vector<Eigen::Vector2d> chosen_xy{xy[deepest]};
   HullMeasure current;
@@ -351,7 +362,7 @@ void reduce_manifold(std::vector<ContactPoint>& pts, int max_points) {
     std::size_t pick = n;
     double best = 1e-12 * size * size;  // below this nothing adds spread
     for (std::size_t i = 0; i < n; ++i) {
-      if (std::find(chosen.begin(), chosen.end(), i) != chosen.end()) continue;
+      if (shadowed[i] || std::find(chosen.begin(), chosen.end(), i) != chosen.end()) continue;
       chosen_xy.push_back(xy[i]);
       const HullMeasure m = hull_measure(chosen_xy);
       chosen_xy.pop_back();

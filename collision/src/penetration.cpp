@@ -15,7 +15,23 @@ namespace {
 
 // libccd object: a shape at a pose, optionally grown by a ball of radius `grow`
 // (first_dir: GJK's first search direction, read from a; zero: the line of centres)
-struct CcdBody { const Shape* shape; Pose pose; double grow; Vec3 first_dir = Vec3::Zero(); };
+struct CcdBody {
+  const Shape* shape;
+  Pose pose;
+  double grow;
+  Vec3 first_dir = Vec3::Zero();
+  // support calls left in this libccd run (counted on body a); see ccd_support_a
+  mutable int budget = 0;
+  mutable bool exhausted = false;
+};
+
+// libccd 2.1's EPA loop (__ccdGJKEPA) has no iteration bound: it stops only when a new support
+// point no longer expands the polytope by epa_tolerance, and on deep capsule/cylinder overlaps
+// it never did (issue 11: ccdGJKPenetration hung forever). GJK is bounded by max_iterations, so
+// every support call past this budget is EPA's: we then answer with the witness itself (a on
+// it, b at the origin), which nextSupport() reads as "no expansion" and EPA returns at once.
+// The answer is flagged `exhausted` and the caller falls back to another estimate.
+constexpr int kSupportBudget = 1024;
 
 Vec3 world_support(const CcdBody& body, const Vec3& d) {
   Vec3 x = body.pose.apply(support(*body.shape, body.pose.q.conjugate() * d));
@@ -32,6 +48,26 @@ double overlap(const CcdBody& a, const CcdBody& b, const Vec3& n) {
 void ccd_support(const void* obj, const ccd_vec3_t* dir, ccd_vec3_t* out) {
   const Vec3 x = world_support(*static_cast<const CcdBody*>(obj), Vec3(dir->v[0], dir->v[1], dir->v[2]));
   for (int k = 0; k < 3; ++k) out->v[k] = x[k];
+}
+
+// body a: counts the calls (one per GJK or EPA iteration); past the budget, the witness itself
+void ccd_support_a(const void* obj, const ccd_vec3_t* dir, ccd_vec3_t* out) {
+  const auto& body = *static_cast<const CcdBody*>(obj);
+  if (--body.budget < 0) {
+    body.exhausted = true;
+    *out = *dir;
+    return;
+  }
+  ccd_support(obj, dir, out);
+}
+
+// body b: the origin once a's budget is spent, so that a - b is the witness
+void ccd_support_b(const void* obj, const ccd_vec3_t* dir, ccd_vec3_t* out) {
+  if (static_cast<const CcdBody*>(obj)->exhausted) {
+    for (int k = 0; k < 3; ++k) out->v[k] = 0.0;
+    return;
+  }
+  ccd_support(obj, dir, out);
 }
 
 void ccd_center(const void* obj, ccd_vec3_t* c) {
@@ -60,8 +96,8 @@ void face_axes(const CcdBody& body, double sign, std::vector<Vec3>& axes) {
 ccd_t ccd_settings(double scale) {
   ccd_t ccd;
   CCD_INIT(&ccd);
-  ccd.support1 = ccd_support;
-  ccd.support2 = ccd_support;
+  ccd.support1 = ccd_support_a;
+  ccd.support2 = ccd_support_b;
   ccd.center1 = ccd_center;
   ccd.center2 = ccd_center;
   ccd.first_dir = ccd_first_dir;
@@ -87,7 +123,17 @@ Axis ccd_epa(const CcdBody& a, const CcdBody& b, const ccd_t& ccd, double touchi
   ccd_real_t depth = 0.0;
   ccd_vec3_t dir, pos;
   pen = {};
-  if (ccdGJKPenetration(&a, &b, &ccd, &depth, &dir, &pos) != 0 || !(depth > touching)) return Axis::None;
+  a.budget = kSupportBudget;
+  a.exhausted = b.exhausted = false;
+  const int status = ccdGJKPenetration(&a, &b, &ccd, &depth, &dir, &pos);
+  const bool exhausted = a.exhausted;
+  a.exhausted = b.exhausted = false;
+  if (exhausted) {  // EPA hit its bound: its axis is only a candidate, measured exactly below
+    const Vec3 n = to_vec(dir);
+    if (status == 0 && unit(n)) pen = {n.normalized(), overlap(a, b, n.normalized())};
+    return Axis::Estimated;
+  }
+  if (status != 0 || !(depth > touching)) return Axis::None;
   const Vec3 n = to_vec(dir);
   if (!unit(n) || !std::isfinite(depth)) return Axis::Estimated;
   pen = {n.normalized(), overlap(a, b, n.normalized())};
@@ -101,15 +147,28 @@ Axis ccd_epa(const CcdBody& a, const CcdBody& b, const ccd_t& ccd, double touchi
 Axis ccd_penetration(const CcdBody& a, const CcdBody& b, double scale, Penetration& pen) {
   const ccd_t ccd = ccd_settings(scale);
   const double touching = 1e-6 * scale;
+  // The face normals bound the depth from above (exact overlaps). A "certified" EPA answer deeper
+  // than one of them is wrong: with the origin on the boundary of the Minkowski difference (a
+  // capsule standing on a box, grown by the envelope) EPA returned the box's -z, the ground's
+  // thickness plus the capsule's length, 2.4 m deep (issue 11).
+  std::vector<Vec3> faces;
+  face_axes(a, 1.0, faces);
+  face_axes(b, -1.0, faces);
+  Penetration face{Vec3::Zero(), std::numeric_limits<double>::infinity()};
+  for (const Vec3& n : faces)
+    if (const double o = overlap(a, b, n); o < face.depth) face = {n, o};
+  const auto certified = [&](const Penetration& p) { return !(face.depth < p.depth - touching); };
   const Axis first = ccd_epa(a, b, ccd, touching, pen);
-  if (first != Axis::Estimated) return first;
+  if (first == Axis::None || (first == Axis::Certified && certified(pen))) return first;
   std::vector<Vec3> axes;
   if (unit(pen.n)) axes.push_back(pen.n);
   ccd_real_t depth = 0.0;
   ccd_vec3_t dir, pos;
-  if (ccdMPRPenetration(&a, &b, &ccd, &depth, &dir, &pos) == 0 && unit(to_vec(dir))) axes.push_back(to_vec(dir).normalized());
-  face_axes(a, 1.0, axes);
-  face_axes(b, -1.0, axes);
+  a.budget = kSupportBudget;  // MPR is bounded by max_iterations; the budget only guards it
+  const bool mpr = ccdMPRPenetration(&a, &b, &ccd, &depth, &dir, &pos) == 0 && !a.exhausted;
+  a.exhausted = b.exhausted = false;
+  if (mpr && unit(to_vec(dir))) axes.push_back(to_vec(dir).normalized());
+  axes.insert(axes.end(), faces.begin(), faces.end());
   if (axes.empty()) return Axis::None;
   Penetration best{axes[0], overlap(a, b, axes[0])};
   for (const Vec3& n : axes)
@@ -117,7 +176,7 @@ Axis ccd_penetration(const CcdBody& a, const CcdBody& b, double scale, Penetrati
   // a GJK run started elsewhere ends in another simplex and often lets EPA finish cleanly
   CcdBody retry = a;
   retry.first_dir = best.n;
-  if (ccd_epa(retry, b, ccd, touching, pen) == Axis::Certified) return Axis::Certified;
+  if (ccd_epa(retry, b, ccd, touching, pen) == Axis::Certified && certified(pen)) return Axis::Certified;
   pen = best;
   return Axis::Estimated;
 }

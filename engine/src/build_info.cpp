@@ -1,5 +1,6 @@
 #include <coulomb/build_info.h>
 #include <coulomb/gpu/device.h>
+#include <coulomb/shapes.h>
 #include <coulomb/solver.h>
 
 namespace coulomb {
@@ -13,7 +14,8 @@ BuildInfo build_info() {
   b.cuda_device_name = d.first_device_name;
   for (const SolverInfo& s : solver_registry()) b.solvers.push_back(s.name);
   b.integrators = {"moreau", "semi-implicit", "implicit-euler"};
-  b.shapes = {"sphere", "box", "capsule", "cylinder", "plane", "convex", "compound"};
+  // every shape type, from the enum itself, so that a new type cannot be left out (issue 11: mesh was)
+  for (int t = 0; t < kShapeTypeCount; ++t) b.shapes.push_back(shape_type_name(ShapeType(t)));
   b.stabilizations = {"none", "baumgarte", "post"};
   return b;
 }

@@ -56,6 +56,8 @@ TetMesh parse_tet_mesh(const Json& j, const std::string& pointer, const fs::path
         TriangleMesh surface = read_obj(path, r.pointer_of("surface"));
         try {
           return tetrahedralize(surface.vertices, surface.triangles, max_volume, quality);
+        } catch (const MeshTooLarge& e) {
+          throw InputError(r.pointer_of("max_volume"), e.what());
         } catch (const std::invalid_argument& e) {
           throw InputError(r.pointer_of("surface"), "'" + file + "': " + e.what());
         }
@@ -74,13 +76,21 @@ TetMesh parse_tet_mesh(const Json& j, const std::string& pointer, const fs::path
         const Vec3 h = r.required_vec3("half_extents", Range::positive());
         const std::array<int, 3> n = as_int3(r.require("resolution"), r.pointer_of("resolution"), 1);
         r.finish();
-        return box_tet_mesh(h, n);
+        try {
+          return box_tet_mesh(h, n);
+        } catch (const MeshTooLarge& e) {
+          throw InputError(r.pointer_of("resolution"), e.what());
+        }
       }
       default: {
         const double radius = r.required_number("radius", Range::positive());
         const int n = r.integer("resolution", 6, 2, 200);
         r.finish();
-        return sphere_tet_mesh(radius, n);
+        try {
+          return sphere_tet_mesh(radius, n);
+        } catch (const MeshTooLarge& e) {
+          throw InputError(r.pointer_of("resolution"), e.what());
+        }
       }
     }
   } catch (const std::invalid_argument& e) {

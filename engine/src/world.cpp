@@ -14,6 +14,9 @@
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <string>
+#include <limits>
 #include <cmath>
 
 namespace coulomb {
@@ -55,6 +58,80 @@ ContactCoefficients mix(const MaterialDef& a, const MaterialDef& b) {
   return c;
 }
 
+// What a double-precision contact solve can simulate (issue 11: a mass of 1e-300 sank while
+// "converged", 1e305 gave null energies, inertia [1e-3, 1, 1] on a 1 m cube fell 17 m through the
+// floor). Rejected at load, so that `coulomb validate` says so with exit 2:
+//  - a mass outside [kMinMass, kMaxMass]: its impulses and energies leave the range where
+//    sums with unit-scale quantities keep any digit (and m v^2 overflows near 1e308);
+//  - principal moments that no mass distribution has: I_a + I_b < I_c (triangle inequality), or
+//    I_k > m rho_k^2 with rho_k the largest distance of the shape from axis k (the mass would
+//    have to lie outside the shape);
+//  - I_k < m rho_k^2 / kMaxInertiaRatio: a contact at distance rho_k from the axis then sees an
+//    effective mass kMaxInertiaRatio times below the body's own, a Delassus operator no
+//    iterative solver converges on in a step's budget. A uniform body has m rho^2 / I of 2.5
+//    (ball) to 3 (cube); a thin rod about its own axis 3 too.
+constexpr double kMinMass = 1e-15, kMaxMass = 1e15;  // (unit: kg)
+constexpr double kMaxInertiaRatio = 1e4;
+
+std::string number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+
+void check_simulable_mass(const SceneDef& scene, const BodyDef& d, const std::string& where, double mass,
+                          const Vec3& moments, const Pose& body_in_shape) {
+  const std::string body = "body '" + d.name + "'";
+  if (!std::isfinite(mass) || !moments.allFinite())
+    throw InputError(where, body + " has an infinite mass or inertia (density times volume overflows)");
+  if (mass < kMinMass || mass > kMaxMass)
+    throw InputError(where, body + " has a mass of " + number(mass) + " kg, outside the range [" + number(kMinMass) + ", " +
+                                number(kMaxMass) + "] kg that a double-precision contact solve can simulate");
+  const double sum = moments.sum();
+  for (int k = 0; k < 3; ++k)
+    if (moments[k] > sum - moments[k] + 1e-9 * sum)
+      throw InputError(where, body + " has principal moments [" + number(moments[0]) + ", " + number(moments[1]) + ", " +
+                                  number(moments[2]) + "] kg m^2 that break the triangle inequality I_a + I_b >= I_c: no "
+                                  "mass distribution has them");
+  // the shape's extent about each principal axis through the centre of mass (an upper bound)
+  const Aabb box = scene.shapes.aabb(d.shape, body_in_shape.inverse(), 0.0);
+  const Vec3 far = box.lo.cwiseAbs().cwiseMax(box.hi.cwiseAbs());
+  for (int k = 0; k < 3; ++k) {
+    const double rho2 = far[(k + 1) % 3] * far[(k + 1) % 3] + far[(k + 2) % 3] * far[(k + 2) % 3];
+    if (!std::isfinite(rho2)) continue;  // an unbounded shape: checked in check_finite_start
+    if (moments[k] > mass * rho2 * (1.0 + 1e-9))
+      throw InputError(where, body + ": moment " + number(moments[k]) + " kg m^2 about axis " + std::to_string(k) +
+                                  " is larger than any mass of " + number(mass) + " kg inside its shape can give (at most " +
+                                  number(mass * rho2) + ")");
+    if (moments[k] * kMaxInertiaRatio < mass * rho2)
+      throw InputError(where, body + ": moment " + number(moments[k]) + " kg m^2 about axis " + std::to_string(k) +
+                                  " is below m rho^2 / " + number(kMaxInertiaRatio) + " = " +
+                                  number(mass * rho2 / kMaxInertiaRatio) +
+                                  " kg m^2 (rho: the shape's extent about that axis); contacts on it would be too "
+                                  "ill-conditioned to solve");
+  }
+}
+
+// Everything a step starts from must be finite (issue 11: a 1e308 grid spacing, huge generator
+// boxes and infinite derived masses passed `validate` and failed at step 1 with exit 3).
+void check_finite_start(const SceneDef& scene, const BodyDef& d, const std::string& where, const Pose& body_world,
+                        const Vec3& v, const Vec3& w, double mass, const Vec3& moments) {
+  const std::string body = "body '" + d.name + "'";
+  if (!body_world.p.allFinite() || !body_world.q.coeffs().allFinite())
+    throw InputError(where, body + " has a non-finite position or orientation");
+  if (!v.allFinite() || !w.allFinite()) throw InputError(where, body + " has a non-finite initial velocity");
+  const Aabb box = scene.shapes.aabb(d.shape, Pose{body_world.p, body_world.q}, 0.0);
+  if (scene.shapes[d.shape].type != ShapeType::Plane && (!box.lo.allFinite() || !box.hi.allFinite()))
+    throw InputError(where, body + " has a shape whose extent is not finite at its position");
+  if (d.fixed) return;
+  // the energies written at every step: they must start finite
+  const double kinetic = 0.5 * mass * v.squaredNorm() + 0.5 * moments.dot(w.cwiseAbs2());
+  const double potential = mass * scene.gravity.stableNorm() * body_world.p.cwiseAbs().maxCoeff();
+  if (!std::isfinite(kinetic) || !std::isfinite(potential))
+    throw InputError(where, body + " starts with a non-finite kinetic or potential energy (mass " + number(mass) +
+                                " kg at " + number(body_world.p.cwiseAbs().maxCoeff()) + " m from the origin along an axis)");
+}
+
 // Status::Error for step `step`. Building the message may itself run out of memory: then the
 // message is a short string that needs no allocation.
 StepResult step_error(int step, const char* what) {
@@ -94,6 +171,7 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
   state_.resize(int(nb));
   for (std::size_t i = 0; i < nb; ++i) {
     const BodyDef& d = scene_.bodies[i];
+    const std::string where = d.pointer.empty() ? "/bodies/" + std::to_string(i) : d.pointer;
     const Pose shape_world{d.position, d.orientation.normalized()};
     Pose body_in_shape;
     Vec3 moments = Vec3::Zero();
@@ -103,7 +181,7 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
       try {
         mp = mass_properties(scene_.shapes, d.shape, scene_.materials[std::size_t(d.material)].density);
       } catch (const std::invalid_argument& e) {
-        throw InputError("/bodies", "body '" + d.name + "': " + e.what());
+        throw InputError(where, "body '" + d.name + "': " + e.what());
       }
       if (d.mass) {
         mp.inertia *= *d.mass / mp.mass;
@@ -114,7 +192,8 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
       if (d.inertia) body_in_shape.q = Quat::Identity();
       mass = mp.mass;
       if (!(mass > 0.0) || !(moments.array() > 0.0).all())
-        throw InputError("/bodies", "body '" + d.name + "' has no positive mass or inertia");
+        throw InputError(where, "body '" + d.name + "' has no positive mass or inertia");
+      check_simulable_mass(scene_, d, where, mass, moments, body_in_shape);
     }
     model_.add(d.name, d.shape, d.material, d.fixed, mass, moments, body_in_shape.inverse());
     const Pose body_world = shape_world * body_in_shape;
@@ -124,7 +203,15 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
       state_.w[i] = d.angular_velocity;
       state_.v[i] = d.velocity + d.angular_velocity.cross(body_world.p - shape_world.p);
     }
+    check_finite_start(scene_, d, where, body_world, state_.v[i], state_.w[i], mass, moments);
   }
+
+  // the smallest impulse that matters: the lightest body's weight over one step
+  for (std::size_t i = 0; i < nb; ++i)
+    if (!model_.fixed[i]) {
+      const double w = model_.mass[i] * scene_.gravity.norm() * scene_.dt;
+      if (w > 0.0 && (impulse_scale_ == 0.0 || w < impulse_scale_)) impulse_scale_ = w;
+    }
 
   // radius of a sphere about each body's centre of mass that holds its shape
   bound_radius_.resize(nb);
@@ -366,7 +453,81 @@ void World::stabilize() {
   apply_displacements(model_, dw_, state_);
 }
 
+// Moreau's explicit half step (seed 000 eq. 41) moves the bodies with u^t before any contact is
+// detected. From step 2 on u^t came out of a solve whose speculative contacts covered that half
+// step (gap_horizon = dt below); the scene's initial velocities did not, so a 20 cm ball at
+// 200 m/s 0.39 m from a 2 cm wall crossed it in the first half step (issue 11). Before step 1:
+// detect at q^0, and let every separated contact close at most its gap over the half step
+// (v_n >= -gap / (dt/2), no restitution, no push-out of initial overlaps), solved once by the
+// scene's solver. Velocities that respect every gap are left exactly as they are.
+void World::admit_initial_velocities() {
+  std::vector<Contact> contacts;
+  detect(contacts);
+  std::erase_if(contacts, [](const Contact& c) { return !(c.depth < 0.0); });  // separated ones only
+  if (contacts.empty()) return;
+  std::swap(contacts, contacts_);
+  detect_coefficients();
+  std::swap(contacts, contacts_);
+  const int nb = model_.size();
+  std::vector<Vec6> u0(static_cast<std::size_t>(nb));
+  for (int i = 0; i < nb; ++i) u0[std::size_t(i)] << state_.v[std::size_t(i)], state_.w[std::size_t(i)];
+  AssemblySettings as;
+  as.dt = scene_.dt;
+  as.gap_horizon = 0.5 * scene_.dt;
+  as.restitution_threshold = std::numeric_limits<double>::infinity();
+  ContactProblem problem;
+  assemble_contacts(model_, state_, u0, contacts, coeffs_, as, problem);
+  // a gap that the initial velocities respect needs no impulse: leave them bit-exact
+  bool approaching = false;
+  for (int k = 0; k < problem.num_contacts(); ++k) approaching = approaching || problem.b[std::size_t(k)][0] < 0.0;
+  if (!approaching) return;
+  ContactSolution solution;
+  solution.lambda.assign(contacts.size(), Vec4::Zero());
+  SolverOptions opt = scene_.solver_options;
+  opt.warm_start = false;
+  Islands islands;
+  solve(solver_->solve, problem, opt, islands, solution);
+  std::vector<Vec6> dw;
+  problem.body_impulse_response(solution.lambda, dw);
+  apply_velocities(model_, u0, dw, state_);
+}
+
+// Contact caps (issue 11: 1000 boxes at one point made 2M contacts and 3.2 GB, about 1.6 KB per
+// contact once assembled): a step whose detection exceeds them stops with an invalid state
+// naming the pair, before anything is assembled. Contacts come sorted by body pair (detect.h).
+StepResult World::check_contact_caps() const {
+  const std::size_t n = contacts_.size();
+  std::size_t worst_start = 0, worst_count = 0;
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i + 1;
+    while (j < n && contacts_[j].body_a == contacts_[i].body_a && contacts_[j].body_b == contacts_[i].body_b) ++j;
+    if (j - i > worst_count) worst_count = j - i, worst_start = i;
+    i = j;
+  }
+  if (worst_count <= kMaxPairContacts && n <= kMaxContacts) return {};
+  const Contact& c = contacts_[worst_start];
+  const auto name = [&](int body) { return body >= 0 && body < model_.size() ? "'" + model_.name[std::size_t(body)] + "'" : std::string("?"); };
+  const std::string pair = "bodies " + name(c.body_a) + " and " + name(c.body_b) + " (" + std::to_string(worst_count) + " contacts)";
+  const std::string where = "step " + std::to_string(step_ + 1) + ": ";
+  if (worst_count > kMaxPairContacts)
+    return {StepResult::Status::InvalidState, c.body_b,
+            where + pair + " exceed the cap of " + std::to_string(kMaxPairContacts) + " contacts per pair"};
+  return {StepResult::Status::InvalidState, c.body_b,
+          where + std::to_string(n) + " contacts exceed the cap of " + std::to_string(kMaxContacts) +
+              " in a step (about 1.6 KB each once assembled); the pair with the most: " + pair};
+}
+
 StepResult World::check_state() const {
+  // any non-finite number in a step's output is an invalid state (issue 11: a mass of 1e305 gave
+  // null energies with exit 0)
+  const double outputs[] = {stats_.kinetic_energy, stats_.potential_energy, stats_.elastic_energy,
+                            stats_.solver.residual, stats_.solver.merit, stats_.max_penetration};
+  const char* names[] = {"kinetic energy", "potential energy", "elastic energy", "solver residual", "merit",
+                         "max penetration"};
+  for (std::size_t k = 0; k < std::size(outputs); ++k)
+    if (!std::isfinite(outputs[k]))
+      return {StepResult::Status::InvalidState, -1,
+              "step " + std::to_string(step_) + ": the " + names[k] + " is " + number(outputs[k])};
   for (int i = 0; i < model_.size(); ++i) {
     const auto k = std::size_t(i);
     if (model_.fixed[k]) continue;
@@ -448,12 +609,14 @@ StepResult World::run_stages() {
 
   // 1 predict: Moreau's explicit half step (seed 000 eq. 41)
   auto t0 = Clock::now();
+  if (moreau && step_ == 0) admit_initial_velocities();
   if (moreau) integrate_positions(model_, state_, 0.5 * dt);
   stats_.integrate_ms += ms_since(t0);
 
   // 2 detect
   t0 = Clock::now();
   stats_.pairs = detect(contacts_);
+  if (StepResult capped = check_contact_caps(); !capped.ok()) return capped;
   detect_coefficients();
   stats_.detect_ms = ms_since(t0);
 
@@ -473,8 +636,11 @@ StepResult World::run_stages() {
   assemble_joints();
   stats_.assemble_ms = ms_since(t0);
 
-  // 4 solve
-  stats_.solver = solve(solver_->solve, problem_, scene_.solver_options, islands_, solution_);
+  // 4 solve, with the absolute tolerance scaled to the problem (abs_tol is in N s: 1e-6 stopped
+  // the first sweep of a 1 mm cube whose weight over a step is 1e-7 N s, "converged" while it sank)
+  SolverOptions options = scene_.solver_options;
+  if (solver_->impulse_tolerance && impulse_scale_ > 0.0) options.abs_tol = std::min(options.abs_tol, kImpulseTolerance * impulse_scale_);
+  stats_.solver = solve(solver_->solve, problem_, options, islands_, solution_);
   remember_impulses();
   joint_cache_ = solution_.joint_lambda;
 

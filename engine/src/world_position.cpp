@@ -36,6 +36,7 @@ StepResult World::run_position_stages() {
   in.rigid = detect_input();
   stats_.pairs = detect_contacts(in.rigid, contacts_).pairs;
   drop_jointed_contacts(contacts_);
+  if (StepResult capped = check_contact_caps(); !capped.ok()) return capped;
   detect_coefficients();
   in.soft.resize(soft_.size());
   for (std::size_t i = 0; i < soft_.size(); ++i) {
@@ -75,7 +76,10 @@ StepResult World::run_position_stages() {
   stats_.assemble_ms = ms_since(t0);
 
   // 4+5 solve: positions and velocities of q^{l+1}
-  stats_.solver = solver_->solve_position(pproblem_, scene_.solver_options);
+  // abs_tol scaled to the lightest body's weight over a step, as in run_stages (world.cpp)
+  SolverOptions options = scene_.solver_options;
+  if (solver_->impulse_tolerance && impulse_scale_ > 0.0) options.abs_tol = std::min(options.abs_tol, kImpulseTolerance * impulse_scale_);
+  stats_.solver = solver_->solve_position(pproblem_, options);
   t0 = Clock::now();
   store_position_result(pproblem_, state_, soft_);
   stats_.integrate_ms = ms_since(t0);

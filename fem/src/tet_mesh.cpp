@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 namespace coulomb {
@@ -65,6 +66,16 @@ std::vector<std::array<int, 3>> boundary_faces(const TetMesh& m) {
 }
 
 TetMesh box_tet_mesh(const Vec3& h, const std::array<int, 3>& n) {
+  // counts in 64 bits before anything is allocated: [2000, 2000, 2000] is 4.8e10 tets, and the
+  // vertex ids below are ints
+  if (n[0] < 1 || n[1] < 1 || n[2] < 1) throw std::invalid_argument("resolution must be at least 1 along every axis");
+  const double tets = 6.0 * double(n[0]) * double(n[1]) * double(n[2]);  // exact below 2^53, no overflow above
+  if (tets > double(kMaxTets)) {
+    char msg[160];
+    std::snprintf(msg, sizeof msg, "resolution [%d, %d, %d] makes %.6g tets, more than the limit of %lld", n[0], n[1], n[2],
+                  tets, static_cast<long long>(kMaxTets));
+    throw MeshTooLarge(msg);
+  }
   TetMesh m;
   const auto id = [&](int i, int j, int k) { return (k * (n[1] + 1) + j) * (n[0] + 1) + i; };
   for (int k = 0; k <= n[2]; ++k)

@@ -106,6 +106,18 @@ TetMesh tetrahedralize_surface(const std::vector<Vec3>& vertices, const std::vec
     throw std::invalid_argument("quality (TetGen's radius-edge ratio bound) must be at least 1.1, got " +
                                 std::to_string(quality) + "; 1.414 is a good default");
   check_surface(vertices, triangles);
+  // memory guard: TetGen makes at least volume / max_volume tets (issue 11: max_volume 1e-12 ran
+  // until std::bad_alloc); the divergence theorem gives the enclosed volume
+  double volume = 0.0;
+  for (const auto& t : triangles)
+    volume += vertices[std::size_t(t[0])].dot(vertices[std::size_t(t[1])].cross(vertices[std::size_t(t[2])])) / 6.0;
+  const double estimate = std::abs(volume) / max_volume;
+  if (!(estimate <= double(kMaxTets))) {
+    char msg[256];
+    std::snprintf(msg, sizeof msg, "max_volume %g m^3 in a volume of %g m^3 makes at least %.3g tets, more than the limit of %lld",
+                  max_volume, std::abs(volume), estimate, static_cast<long long>(kMaxTets));
+    throw MeshTooLarge(msg);
+  }
 
   // the surface as a TetGen piecewise linear complex: one single-triangle facet per triangle
   const auto fill = [&](tetgenio& in) {
@@ -303,6 +315,7 @@ TetMesh read_tetgen(const std::filesystem::path& node_file) {
   if (nodes != 4) r.fail(h.number, "tets must have 4 nodes, got " + std::to_string(nodes));
   if (nattr < 0) r.fail(h.number, "the region attribute count must not be negative");
   r.expect_count(lines, nt, "tets");
+  if (nt > kMaxTets) r.fail(h.number, "the tet count " + std::to_string(nt) + " is above the limit of " + std::to_string(kMaxTets));
   m.tets.resize(std::size_t(nt));
   const int nv = int(m.rest.size());
   for (int t = 0; t < nt; ++t) {

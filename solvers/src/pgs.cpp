@@ -54,6 +54,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -110,7 +111,8 @@ SweepResult sweep(Op& op, std::vector<Vec4>& lambda, const std::vector<int>& ord
       l[r] = x;
       dl[r] += d;
       v += A.col(r) * d;  // the other rows of this contact see the change at once
-      s.max_delta = std::max(s.max_delta, std::abs(d));
+      // a NaN step must not read as a zero step (std::max drops NaN)
+      s.max_delta = std::isfinite(d) ? std::max(s.max_delta, std::abs(d)) : std::numeric_limits<double>::infinity();
       s.max_lambda = std::max(s.max_lambda, std::abs(x));
     }
     if constexpr (Track) {
@@ -123,6 +125,22 @@ SweepResult sweep(Op& op, std::vector<Vec4>& lambda, const std::vector<int>& ord
     if (dl != Vec4::Zero()) op.applied(k, dl);
   }
   return s;
+}
+
+// A row the sweeps skip (W_rr <= 0: no body responds to it) whose complementarity residual is
+// not zero: no impulse can fix it, so the problem is unsolvable there and PGS must not say
+// converged. Also true for any non-finite impulse.
+template <class Op>
+bool unresolved_row(const Op& op, const std::vector<Vec4>& lambda, const std::vector<Vec4>& v, double tol) {
+  for (int k = 0; k < op.size(); ++k) {
+    const auto i = std::size_t(k);
+    if (!lambda[i].allFinite() || !v[i].allFinite()) return true;
+    const Mat4& A = op.diag(k);
+    const Vec3& mu = op.mu(k);
+    for (int r = 0; r < pgs_detail::solved_rows(mu); ++r)
+      if (!(A(r, r) > 0.0) && std::abs(row_residual(lambda[i], v[i], mu, r)) > tol) return true;
+  }
+  return false;
 }
 
 // Theta of the current iterate from the operator's current state (no reset): one pass.
@@ -221,9 +239,16 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   // GSP may end on a normal sweep: its friction impulses then get the final box. For the other
   // orderings every friction row was projected after its normal row, so this changes nothing.
   project_onto_box(op, lambda);
-  stats.residual = pgs_detail::theta(op, lambda);  // seed 001 eq. 23, from a fresh A lambda + b
+  std::vector<Vec4> v;
+  all_velocities(op, lambda, v);                                    // a fresh A lambda + b
+  stats.residual = pgs_detail::theta(std::as_const(op), lambda, v);  // seed 001 eq. 23
   if (opt.record_history && stats.iterations > 0) stats.history.push_back(stats.residual);
   stats.merit = fclib_merit(op, lambda);
+  // Converged must mean converged (issue 11): a non-finite iterate (q ~ 1e300 overflows) makes
+  // every delta NaN, which the stopping test cannot see, and a row with W_rr = 0 is skipped by
+  // the sweeps, so a violated one (W = 0, b_n < 0) leaves lambda unchanged and "converged".
+  if (!std::isfinite(stats.residual) || !std::isfinite(stats.merit) || unresolved_row(op, lambda, v, opt.abs_tol))
+    stats.converged = false;
   stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return stats;
 }

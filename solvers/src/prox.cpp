@@ -45,17 +45,20 @@ Vec3 prox_ellipsoid(const Vec3& z_in, const Vec3& axes) {
   for (int i = 0; i < 3; ++i)
     if (!(axes[i] > 0.0)) z[i] = 0.0;
   if (!(axes.maxCoeff() > 0.0)) return Vec3::Zero();
+  // (z_i / a_i)^2, not z_i^2 / a_i^2: with a_i ~ 1e-160 (a contact whose normal impulse decays
+  // towards the underflow, issue 11) a_i^2 is 0 and the quotient NaN
   double f = -1.0;  // eq. 28
   for (int i = 0; i < 3; ++i)
-    if (axes[i] > 0.0) f += z[i] * z[i] / (axes[i] * axes[i]);
-  if (f <= 0.0) return z;  // already inside
+    if (axes[i] > 0.0) f += (z[i] / axes[i]) * (z[i] / axes[i]);
+  if (!(f > 0.0)) return z;  // already inside
   // isotropic friction without torsion: the disc, in closed form
   if (axes[0] == axes[1] && !(axes[2] > 0.0)) {
     const double len = std::hypot(z[0], z[1]);
-    return Vec3(z[0] * axes[0] / len, z[1] * axes[0] / len, 0.0);
+    return Vec3(z[0] * (axes[0] / len), z[1] * (axes[0] / len), 0.0);
   }
-  // unit-cube scaling, eq. 37-38
-  const double s = 1.0 / std::max({1.0, axes.maxCoeff(), z.cwiseAbs().maxCoeff()});
+  // unit-cube scaling, eq. 37-38; sets so small that their squares underflow are scaled up too
+  const double extent = std::max(axes.maxCoeff(), z.cwiseAbs().maxCoeff());
+  const double s = extent < 1e-100 ? 1.0 / extent : 1.0 / std::max(1.0, extent);
   const Vec3 zs = s * z, as = s * axes;
   const Vec3 a2 = as.cwiseProduct(as);
   // bracket: t_min = 0 (g > 0 outside), t_max = alpha^k t_guess with g(t_max) < 0 (eq. 36)

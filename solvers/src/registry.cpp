@@ -71,6 +71,7 @@ const std::vector<SolverInfo>& solver_registry() {
        .soft = true,
        .joints = true,
        .gpu = true,
+       .impulse_tolerance = false,
        .keys = {"type", "max_iterations", "abs_tol", "rel_tol", "record_history", "ncp", "scaling", "linear",
                 "linear_iterations", "linear_tol", "step", "epsilon", "geometric_stiffness", "start", "device"},
        .parse_options = &parse_newton_options,

@@ -396,3 +396,26 @@ TEST(SurfaceEdgesAndVertices, AreUniqueAndSorted) {
   EXPECT_EQ(surface_vertices(faces), (std::vector<int>{0, 1, 2, 3}));
   EXPECT_TRUE(surface_edges({}).empty());
 }
+
+// Memory guards (issue 11): meshes that would not fit are refused before anything is allocated,
+// with the estimate. max_volume 1e-12 in a 2.744 m^3 cube is at least 2.7e12 tets.
+TEST(MeshLimits, TetGenWithATinyMaxVolumeIsRefusedWithItsEstimate) {
+  std::vector<Vec3> v;
+  std::vector<std::array<int, 3>> f;
+  cube_surface(0.7, v, f);
+  try {
+    tetrahedralize(v, f, 1e-12, 1.414);
+    FAIL() << "expected MeshTooLarge";
+  } catch (const MeshTooLarge& e) {
+    EXPECT_NE(std::string(e.what()).find("at least 2.74e+12 tets"), std::string::npos) << e.what();
+  }
+  // at the limit's scale it still meshes: 2.744 / 0.01 = 274 tets at least
+  EXPECT_NO_THROW(tetrahedralize(v, f, 0.01, 1.414));
+}
+
+TEST(MeshLimits, BoxResolutionsAreCountedIn64Bits) {
+  EXPECT_THROW(box_tet_mesh(Vec3(0.5, 0.5, 0.5), {100, 100, 100}), MeshTooLarge);     // 6e6 tets
+  EXPECT_THROW(box_tet_mesh(Vec3(0.5, 0.5, 0.5), {2000, 2000, 2000}), MeshTooLarge);  // 4.8e10: overflows an int
+  EXPECT_THROW(box_tet_mesh(Vec3(0.5, 0.5, 0.5), {2'000'000'000, 2'000'000'000, 2}), MeshTooLarge);
+  EXPECT_EQ(box_tet_mesh(Vec3(0.5, 0.5, 0.5), {2, 3, 4}).tets.size(), 6u * 2 * 3 * 4);
+}

@@ -102,3 +102,55 @@ TEST(Merit, ConeProjectionCases) {
   EXPECT_NEAR(std::hypot(p[1], p[2]), 0.5 * p[0], 1e-15);
   EXPECT_NEAR((Vec3(1, 2, 0) - p).dot(p), 0.0, 1e-14);  // orthogonal residual
 }
+
+// ---- converged must mean converged (issue 11: FCLib pgs said converged with a NaN residual
+// when q ~ 1e300, and with merit 3.79 when W = 0) ----
+
+namespace {
+AssembledProblem one_contact(const Mat4& A, const Vec4& b, const Vec3& mu) {
+  AssembledProblem p;
+  p.row_start = {0, 1};
+  p.col = {0};
+  p.block = {A};
+  p.b = {b};
+  p.mu = {mu};
+  p.finalize();
+  return p;
+}
+}  // namespace
+
+TEST(PgsHonesty, ARowNoImpulseCanFixIsNotConverged) {
+  // W = 0 (the FCLib convention keeps a unit torsion diagonal): an approaching contact no body
+  // responds to; the sweeps skip its rows, lambda stays 0 and the normal row stays violated
+  Mat4 W = Mat4::Zero();
+  W(3, 3) = 1.0;
+  const AssembledProblem p = one_contact(W, Vec4(-1.0, 0.5, 0.0, 0.0), Vec3(0.5, 0.5, 0.0));
+  ContactSolution sol;
+  SolverOptions opt;
+  const SolverStats st = find_solver("pgs")->solve_assembled(p, opt, sol);
+  EXPECT_FALSE(st.converged);
+  EXPECT_GT(st.merit, 0.1);
+  // a separating one (b_n > 0) is solved by lambda = 0: converged
+  const AssembledProblem q = one_contact(W, Vec4(1.0, 0.0, 0.0, 0.0), Vec3(0.5, 0.5, 0.0));
+  EXPECT_TRUE(find_solver("pgs")->solve_assembled(q, opt, sol).converged);
+}
+
+TEST(PgsHonesty, ConvergedImpliesAFiniteResidualAndMerit) {
+  for (double q : {1e300, 1e200, 1.0}) {
+    // coupled rows: Gauss-Seidel stops on a relative step of 1e-6, where the natural-map
+    // residual is still ~1e-10 q, whose square overflows for q = 1e300
+    Mat4 A;
+    A << 2.0, 0.9, 0.5, 0.0, 0.9, 1.0, 0.3, 0.0, 0.5, 0.3, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0;
+    const AssembledProblem p = one_contact(A, Vec4(-q, 0.3 * q, -0.2 * q, 0.0), Vec3(0.9, 0.9, 0.0));
+    ContactSolution sol;
+    SolverOptions opt;
+    const SolverStats st = find_solver("pgs")->solve_assembled(p, opt, sol);
+    if (st.converged) {
+      EXPECT_TRUE(std::isfinite(st.residual)) << q;
+      EXPECT_TRUE(std::isfinite(st.merit)) << q;
+    }
+    if (!std::isfinite(st.residual) || !std::isfinite(st.merit)) EXPECT_FALSE(st.converged) << q;
+    if (q == 1.0) EXPECT_TRUE(st.converged);
+    std::printf("pgs q %g: converged %d residual %g merit %g\n", q, int(st.converged), st.residual, st.merit);
+  }
+}

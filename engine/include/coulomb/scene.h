@@ -50,6 +50,7 @@ struct BodyDef {
   bool fixed = false;
   std::optional<double> mass;   // overrides density * volume (unit: kg)
   std::optional<Vec3> inertia;  // principal moments about the centre of mass (unit: kg m^2)
+  std::string pointer;          // JSON pointer of its definition, for errors ("" = /bodies/INDEX)
 };
 
 // A soft body (SCENE_FORMAT.md "Soft bodies"): its tetrahedral mesh already built, checked and

@@ -149,11 +149,14 @@ class World {
   int detect(std::vector<Contact>& out);  // returns the broadphase pair count
   void detect_coefficients();
   void stabilize();
+  void admit_initial_velocities();  // Moreau's first explicit half step (world.cpp)
   void warm_start();
   void remember_impulses();
   void assemble_joints();
   void drop_jointed_contacts(std::vector<Contact>& contacts) const;
   StepResult check_state() const;
+  StepResult check_contact_caps() const;  // per pair and per step (world.cpp)
+  static constexpr std::size_t kMaxContacts = 500'000, kMaxPairContacts = 1024;
   // Throws std::out_of_range unless 0 <= id < count, naming World::<accessor> and find_<accessor>
   // (world_state.cpp).
   static void check_id(const char* accessor, const char* what, int id, int count);
@@ -207,6 +210,10 @@ class World {
   // (world_state.cpp).
   int step_ = 0;
   double time_ = 0.0;
+  // solver abs_tol is at most kImpulseTolerance * impulse_scale_ (the lightest body's weight
+  // over one step, unit: N s; 0 without gravity)
+  static constexpr double kImpulseTolerance = 1e-6;
+  double impulse_scale_ = 0.0;
   StepStats stats_;
   StepResult failure_;  // the failed step's result, returned by every later step(); Ok if none
 

@@ -5,6 +5,8 @@
 #include <coulomb/math.h>
 
 #include <array>
+#include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,14 @@ std::string check_tet_mesh(const TetMesh& mesh, double min_volume_ratio = 1e-9);
 
 // Boundary triangles (faces used by exactly one tet), oriented outward, sorted.
 std::vector<std::array<int, 3>> boundary_faces(const TetMesh& mesh);
+
+// Memory guard (issue 11): a mesh is refused before it is allocated when it would hold more than
+// kMaxTets tetrahedra (about 0.3 KB each once the soft body's per-tet data is built, measured
+// below in fem/README.md). Thrown by box_tet_mesh and the TetGen paths, with the estimate.
+inline constexpr std::int64_t kMaxTets = 2'000'000;
+struct MeshTooLarge : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
 
 // A box [-h, h] split into n[0] x n[1] x n[2] cells of 6 tets each (Kuhn subdivision, which
 // makes neighbouring cells share face diagonals so the mesh is conforming).

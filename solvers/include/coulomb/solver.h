@@ -41,6 +41,9 @@ struct SolverInfo {
   std::string description;
   ProblemKind kind = ProblemKind::Velocity;
   bool rigid = true, soft = false, joints = false, gpu = false;  // what the solver handles
+  // abs_tol is an impulse (N s): the World tightens it to the lightest body's weight over a step
+  // (engine/src/world.cpp). False where it bounds another quantity (newton-pcr: a residual in m/s).
+  bool impulse_tolerance = true;
   std::vector<std::string> keys;          // option keys accepted in the scene's "solver" object
   ParseOptionsFn parse_options = nullptr;  // reads those keys (the solver's *_options.cpp)
   // The solve functions of its kind; the others are null.

@@ -1,0 +1,157 @@
+// What the World refuses to simulate, and how it says so (issue 11): masses and inertias no
+// contact solve can handle and non-finite starting states are InputErrors at load (exit 2 with
+// the body's JSON pointer, so `coulomb validate` catches them); a non-finite number in a step's
+// output is an invalid state (exit 3); the first Moreau half step cannot carry a body through a
+// wall; and every shape type is listed by build_info (`coulomb info`).
+#include <coulomb/build_info.h>
+#include <coulomb/error.h>
+#include <coulomb/world.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <string>
+
+using namespace coulomb;
+using nlohmann::json;
+
+namespace {
+
+// a 1 m cube of 1000 kg resting on a plane; `edit` changes its body entry
+json cube_scene(const json& edit = json::object()) {
+  json body = {{"name", "cube"}, {"shape", "cube"}, {"position", {0, 0, 0.5}}};
+  body.update(edit);
+  return {{"format", "coulomb-scene/1"},
+          {"time", {{"dt", 0.01}, {"steps", 10}}},
+          {"solver", {{"type", "pgs"}}},
+          {"shapes", {{"ground", {{"type", "plane"}, {"normal", {0, 0, 1}}}}, {"cube", {{"type", "box"}, {"half_extents", {0.5, 0.5, 0.5}}}}}},
+          {"bodies", {{{"name", "ground"}, {"shape", "ground"}, {"fixed", true}}, body}}};
+}
+
+// the InputError of building a World from `scene`, or "" when it builds
+std::string load_error(const json& scene, std::string* pointer = nullptr) {
+  try {
+    World w(parse_scene(scene, "."));
+  } catch (const InputError& e) {
+    if (pointer) *pointer = e.pointer();
+    return e.what();
+  }
+  return "";
+}
+
+TEST(WorldLimits, MassesOutsideTheSimulableRangeAreRejectedWithTheBodysPointer) {
+  for (double m : {1e-300, 1e-16, 1e16, 1e305, 1e308}) {
+    std::string pointer;
+    const std::string e = load_error(cube_scene({{"mass", m}}), &pointer);
+    EXPECT_EQ(pointer, "/bodies/1") << m;
+    EXPECT_NE(e.find("outside the range"), std::string::npos) << e;
+  }
+  EXPECT_EQ(load_error(cube_scene({{"mass", 1e-6}})), "");  // a 1 mm cube of water
+  EXPECT_EQ(load_error(cube_scene({{"mass", 1e9}})), "");
+}
+
+TEST(WorldLimits, InertiasNoMassDistributionHasAreRejected) {
+  std::string pointer;
+  // triangle inequality
+  EXPECT_NE(load_error(cube_scene({{"inertia", {1, 1, 5}}}), &pointer).find("triangle inequality"), std::string::npos);
+  EXPECT_EQ(pointer, "/bodies/1");
+  // larger than all of 1000 kg at the cube's corners can give (m rho^2 = 1000 * 0.5)
+  EXPECT_NE(load_error(cube_scene({{"inertia", {600, 600, 600}}})).find("larger than any mass"), std::string::npos);
+  // the issue's [1e-3, 1, 1] (fell 17 m through the floor) and 1e-300: too ill-conditioned
+  EXPECT_NE(load_error(cube_scene({{"inertia", {1e-3, 1, 1}}})).find("ill-conditioned"), std::string::npos);
+  EXPECT_NE(load_error(cube_scene({{"inertia", {1e-300, 1e-300, 1e-300}}})).find("ill-conditioned"), std::string::npos);
+  // the uniform cube's own (1000 / 6) and a hollow one's (1000 * 5 / 18) are fine
+  EXPECT_EQ(load_error(cube_scene({{"inertia", {166.7, 166.7, 166.7}}})), "");
+  EXPECT_EQ(load_error(cube_scene({{"inertia", {277.8, 277.8, 277.8}}})), "");
+}
+
+TEST(WorldLimits, NonFiniteStartsAreInputErrors) {
+  std::string pointer;
+  // a position whose potential energy overflows
+  EXPECT_NE(load_error(cube_scene({{"position", {0, 0, 1e308}}}), &pointer).find("non-finite"), std::string::npos);
+  EXPECT_EQ(pointer, "/bodies/1");
+  // a 1e308 grid spacing: the third body lands at infinity; named by its generator
+  json grid = cube_scene();
+  grid["generators"] = {{{"type", "grid"}, {"prefix", "g"}, {"shape", "cube"}, {"count", {3, 1, 1}},
+                         {"spacing", {1e308, 1, 1}}, {"origin", {0, 0, 2}}}};
+  EXPECT_NE(load_error(grid, &pointer), "");
+  EXPECT_EQ(pointer, "/generators/0");
+  // infinite derived mass: density times volume overflows
+  json dense = cube_scene();
+  dense["materials"] = {{"default", {{"density", 1e308}}}};
+  dense["shapes"]["cube"]["half_extents"] = {10, 10, 10};
+  EXPECT_NE(load_error(dense, &pointer).find("infinite mass"), std::string::npos);
+  EXPECT_EQ(pointer, "/bodies/1");
+}
+
+TEST(WorldLimits, ANonFiniteOutputIsAnInvalidState) {
+  // gravity 1e300: the first step's velocity is finite, its kinetic energy is not
+  json s = cube_scene({{"position", {0, 0, 10}}});
+  s["gravity"] = {0, 0, -1e300};
+  WorldSettings settings;
+  settings.max_speed = 1e308;
+  World w(parse_scene(s, "."), settings);
+  const StepResult r = w.step();
+  EXPECT_EQ(r.status, StepResult::Status::InvalidState);
+  EXPECT_NE(r.message.find("kinetic energy"), std::string::npos) << r.message;
+}
+
+// A 20 cm ball at 200 m/s towards a 2 cm wall, 1 m and 0.39 m away: Moreau's explicit first half
+// step (1 m) used to embed it in the wall or carry it through; now the first step stops it at
+// the wall, as the speculative contacts of every later step do.
+TEST(WorldLimits, TheFirstMoreauHalfStepCannotCrossAWall) {
+  for (const std::string solver : {"pgs", "prox-gs", "prox-jacobi"})
+    for (double gap : {1.0, 0.39, 0.2}) {
+      const json s = {{"format", "coulomb-scene/1"},
+                      {"gravity", {0, 0, 0}},
+                      {"time", {{"dt", 0.01}, {"steps", 20}}},
+                      {"solver", {{"type", solver}}},
+                      {"shapes", {{"wall", {{"type", "box"}, {"half_extents", {0.01, 2, 2}}}}, {"ball", {{"type", "sphere"}, {"radius", 0.1}}}}},
+                      {"bodies",
+                       {{{"name", "wall"}, {"shape", "wall"}, {"fixed", true}},
+                        {{"name", "ball"}, {"shape", "ball"}, {"position", {-0.01 - gap, 0, 0}}, {"velocity", {200, 0, 0}}}}}};
+      World w(parse_scene(s, "."));
+      const int ball = w.find_body("ball");
+      for (int i = 0; i < 20; ++i) {
+        ASSERT_TRUE(w.step().ok()) << solver << " gap " << gap;
+        // the ball's surface never passes the wall's near face (x = -0.01) by more than 1 mm
+        EXPECT_LT(w.body(ball).position.x() + 0.1, -0.01 + 1e-3) << solver << " gap " << gap << " step " << i + 1;
+      }
+      EXPECT_LT(std::abs(w.body(ball).velocity.x()), 1e-6) << solver << " gap " << gap;
+    }
+}
+
+// Initial velocities that respect every gap are left exactly as the scene gives them.
+TEST(WorldLimits, TheFirstStepLeavesAdmissibleVelocitiesAlone) {
+  json s = cube_scene({{"position", {0, 0, 1.5}}, {"velocity", {1, 0, -2}}});
+  World w(parse_scene(s, "."));
+  ASSERT_TRUE(w.step().ok());
+  // free flight for the whole step: v = v0 + g dt
+  EXPECT_EQ(w.body(1).velocity, Vec3(1.0, 0.0, -2.0 - 9.81 * 0.01));
+}
+
+TEST(WorldLimits, BuildInfoListsEveryShapeType) {
+  const BuildInfo b = build_info();
+  for (const char* t : {"sphere", "box", "capsule", "cylinder", "plane", "convex", "compound", "mesh"})
+    EXPECT_NE(std::find(b.shapes.begin(), b.shapes.end(), t), b.shapes.end()) << t;
+}
+
+// Memory guards at load: exit 2 with the pointer and the estimate, nothing allocated first.
+TEST(WorldLimits, OversizedScenesAreRefusedAtLoadWithTheirEstimate) {
+  json grid = cube_scene();
+  grid["generators"] = {{{"type", "grid"}, {"prefix", "g"}, {"shape", "cube"}, {"count", {2000, 1000, 1}}, {"spacing", {1, 1, 1}}}};
+  std::string pointer;
+  EXPECT_NE(load_error(grid, &pointer).find("need about 6.4 GB"), std::string::npos);
+  EXPECT_EQ(pointer, "/generators/0/count");
+  json soft = cube_scene();
+  soft["solver"]["type"] = "xpbd-jacobi";
+  soft["materials"] = {{"default", {{"density", 1000}, {"young", 1e6}, {"poisson", 0.3}}}};
+  for (int n : {100, 2000}) {
+    soft["soft_bodies"] = {{{"name", "s"}, {"mesh", {{"type", "box"}, {"half_extents", {0.5, 0.5, 0.5}}, {"resolution", {n, n, n}}}}}};
+    EXPECT_NE(load_error(soft, &pointer).find("tets, more than the limit"), std::string::npos) << n;
+    EXPECT_EQ(pointer, "/soft_bodies/0/mesh/resolution");
+  }
+}
+
+}  // namespace
