@@ -77,7 +77,9 @@ StepResult World::run_position_stages() {
   // 4+5 solve: positions and velocities of q^{l+1}
   stats_.solver = solver_->solve_position(pproblem_, scene_.solver_options);
   t0 = Clock::now();
+  ccd_begin();
   store_position_result(pproblem_, state_, soft_);
+  ccd_clamp();
   stats_.integrate_ms = ms_since(t0);
 
   // 7 record
