@@ -489,6 +489,9 @@ void parse_collision(ObjectReader& top, SceneDef& scene) {
   // rigid CCD: fast rigid bodies' motion is clamped at their first time of impact
   // (collision/README.md "Rigid CCD", engine/src/world_ccd.cpp)
   scene.ccd = r.boolean("ccd", scene.ccd);
+  // soft self-contact and edge-edge contacts (collision/README.md "Soft contacts"); off by default
+  scene.self_contacts = r.boolean("self_contacts", scene.self_contacts);
+  scene.edge_edge = r.boolean("edge_edge", scene.edge_edge);
   r.finish();
 }
 

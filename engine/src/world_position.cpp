@@ -44,6 +44,8 @@ StepResult World::run_position_stages() {
     for (const Vec3& v : b.v) vmax = std::max(vmax, v.norm());
     in.soft[i] = {&b.x, &b.faces, &b.surface_vertices, dt * (vmax + scene_.gravity.norm() * dt)};
   }
+  in.self_contacts = scene_.self_contacts;
+  in.edge_edge = scene_.edge_edge;
   soft_contacts_.clear();
   if (!soft_.empty()) detect_soft_contacts(in, soft_detect_, soft_contacts_);  // trees refit in soft_detect_
   const std::size_t nm = scene_.materials.size();

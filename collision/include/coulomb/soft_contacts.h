@@ -81,11 +81,11 @@ struct SoftDetectInput {
   double thickness = 0.0;  // radius given to soft vertices and surfaces (unit: m), >= 0
   bool soft_soft = true;   // detect VertexTriangle contacts between different soft bodies
   // VertexTriangle contacts within one soft body (a vertex against a non-adjacent triangle of its
-  // own surface, closer than the envelope; off by default: scene key `soft.self_contacts`)
+  // own surface, closer than the envelope; off by default: scene key `collision.self_contacts`)
   bool self_contacts = false;
   // EdgeEdge contacts between soft surfaces (different bodies, and within one body with
   // self_contacts): two non-adjacent edges closer than the envelope whose closest points are
-  // interior to both (off by default: scene key `soft.edge_edge`)
+  // interior to both (off by default: scene key `collision.edge_edge`)
   bool edge_edge = false;
   // Deepest penetration of a point behind a soft surface that is still reported (RigidTriangle
   // and VertexTriangle), beyond the pair envelope (unit: m). Negative: a quarter of the smallest
