@@ -492,6 +492,7 @@ void parse_collision(ObjectReader& top, SceneDef& scene) {
   // soft self-contact and edge-edge contacts (collision/README.md "Soft contacts"); off by default
   scene.self_contacts = r.boolean("self_contacts", scene.self_contacts);
   scene.edge_edge = r.boolean("edge_edge", scene.edge_edge);
+  scene.thickness = r.number("thickness", scene.thickness, Range::non_negative());
   r.finish();
 }
 

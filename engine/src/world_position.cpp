@@ -46,6 +46,7 @@ StepResult World::run_position_stages() {
   }
   in.self_contacts = scene_.self_contacts;
   in.edge_edge = scene_.edge_edge;
+  in.thickness = scene_.thickness;
   soft_contacts_.clear();
   if (!soft_.empty()) detect_soft_contacts(in, soft_detect_, soft_contacts_);  // trees refit in soft_detect_
   const std::size_t nm = scene_.materials.size();
