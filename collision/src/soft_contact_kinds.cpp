@@ -2,7 +2,10 @@
 // and gaps are those of collision/README.md, "Soft contacts".
 #include "soft_contact_kinds.h"
 
+#include <coulomb/ccd.h>
+
 #include <algorithm>
+#include <tuple>
 
 namespace coulomb::detail {
 namespace {
@@ -131,6 +134,181 @@ void vertex_triangle_contacts(const SoftKindInput& in, int a, int b, QueryScratc
     c.a.point = x;
     c.b = soft_triangle(b, sb, h);
     c.normal = -h.n;
+    c.offset = 2.0 * thick;
+    c.depth = -gap;
+    out.push_back(c);
+  }
+}
+
+}  // namespace coulomb::detail
+
+namespace coulomb::detail {
+namespace {
+
+// the surface edges of a face list: (lower vertex, higher vertex) and their (up to 2) faces,
+// sorted by vertices
+struct SurfaceEdge {
+  int v0 = -1, v1 = -1, f0 = -1, f1 = -1;
+};
+std::vector<SurfaceEdge> surface_edges(const std::vector<std::array<int, 3>>& faces) {
+  std::vector<SurfaceEdge> e;
+  e.reserve(faces.size() * 3);
+  for (std::size_t f = 0; f < faces.size(); ++f)
+    for (int i = 0; i < 3; ++i) {
+      const int a = faces[f][std::size_t(i)], b = faces[f][std::size_t((i + 1) % 3)];
+      e.push_back({std::min(a, b), std::max(a, b), int(f), -1});
+    }
+  std::sort(e.begin(), e.end(), [](const SurfaceEdge& x, const SurfaceEdge& y) {
+    return std::tie(x.v0, x.v1, x.f0) < std::tie(y.v0, y.v1, y.f0);
+  });
+  std::vector<SurfaceEdge> out;
+  for (const SurfaceEdge& x : e) {
+    if (!out.empty() && out.back().v0 == x.v0 && out.back().v1 == x.v1) {
+      if (out.back().f1 < 0) out.back().f1 = x.f0;
+    } else {
+      out.push_back(x);
+    }
+  }
+  return out;
+}
+
+bool contains(const std::array<int, 3>& f, int v) { return f[0] == v || f[1] == v || f[2] == v; }
+
+}  // namespace
+
+void self_vertex_triangle_contacts(const SoftKindInput& in, int a, QueryScratch& k, std::vector<SoftContact>& out) {
+  const DetectInput& rg = *in.rigid;
+  const SoftSurface& sa = (*in.soft)[std::size_t(a)];
+  const SoftGeometry& ga = (*in.geometry)[std::size_t(a)];
+  if (!usable(sa) || sa.faces->empty() || ga.bvh.nodes.empty()) return;
+  const double thick = in.thickness;
+  const double env = rg.envelope + 2.0 * sa.reach;  // both sides move with the same body's reach
+  const double range = env + 2.0 * thick;
+  for (int v : *sa.surface_vertices) {
+    const Vec3& x = (*sa.x)[std::size_t(v)];
+    bvh_query(ga.bvh, kdop_of(ga.bvh, &x, 1), range, k.tris);
+    int best = -1;
+    double best_d = range;
+    Vec3 best_q = Vec3::Zero(), best_w = Vec3::Zero();
+    for (int t : k.tris) {  // ascending: ties go to the lower index
+      const auto& f = (*sa.faces)[std::size_t(t)];
+      if (contains(f, v)) continue;  // adjacent
+      Vec3 w;
+      const Vec3 q = closest_on_triangle(x, (*sa.x)[std::size_t(f[0])], (*sa.x)[std::size_t(f[1])], (*sa.x)[std::size_t(f[2])], w);
+      const double d = (q - x).norm();
+      if (d < best_d) {
+        best = t;
+        best_d = d;
+        best_q = q;
+        best_w = w;
+      }
+    }
+    if (best < 0) continue;
+    const double gap = best_d - 2.0 * thick;
+    if (!(gap < env)) continue;
+    // n from the vertex to the triangle; at zero distance, against the triangle's normal
+    const Vec3 nf = ga.normals[std::size_t(best)];
+    const Vec3 n = best_d > 1e-12 * std::max(ga.scale, 1e-9) ? Vec3((best_q - x) / best_d) : Vec3(-nf);
+    SoftContact c;
+    c.kind = SoftContactKind::VertexTriangle;
+    c.a.soft = a;
+    c.a.vertex = {v, -1, -1};
+    c.a.weight = Vec3(1, 0, 0);
+    c.a.point = x;
+    c.b.soft = a;
+    c.b.vertex = (*sa.faces)[std::size_t(best)];
+    c.b.weight = best_w;
+    c.b.point = best_q;
+    c.b.feature = best;
+    c.normal = n;
+    c.offset = 2.0 * thick;
+    c.depth = -gap;
+    out.push_back(c);
+  }
+}
+
+void edge_edge_contacts(const SoftKindInput& in, int a, int b, QueryScratch& k, std::vector<SoftContact>& out) {
+  const DetectInput& rg = *in.rigid;
+  const SoftSurface& sa = (*in.soft)[std::size_t(a)];
+  const SoftSurface& sb = (*in.soft)[std::size_t(b)];
+  const SoftGeometry& ga = (*in.geometry)[std::size_t(a)];
+  const SoftGeometry& gb = (*in.geometry)[std::size_t(b)];
+  if (!usable(sa) || !usable(sb) || sa.faces->empty() || sb.faces->empty() || gb.bvh.nodes.empty()) return;
+  const bool self = a == b;
+  const double thick = in.thickness;
+  const double env = rg.envelope + sa.reach + sb.reach;
+  const double range = env + 2.0 * thick;
+  if (!self && !grown(gb.box, range).overlaps(ga.box)) return;
+  const std::vector<SurfaceEdge> ea = surface_edges(*sa.faces);
+  const std::vector<SurfaceEdge> eb = self ? ea : surface_edges(*sb.faces);
+  const auto edge_id = [&eb](int v0, int v1) {  // index of edge (v0 < v1) in eb
+    const auto it = std::lower_bound(eb.begin(), eb.end(), std::make_pair(v0, v1), [](const SurfaceEdge& e, const std::pair<int, int>& key) {
+      return std::tie(e.v0, e.v1) < std::tie(key.first, key.second);
+    });
+    return int(it - eb.begin());
+  };
+  const auto& xa = *sa.x;
+  const auto& xb = *sb.x;
+  std::vector<int> cand;
+  for (std::size_t i = 0; i < ea.size(); ++i) {
+    const SurfaceEdge& e = ea[i];
+    const Vec3 &p = xa[std::size_t(e.v0)], &q = xa[std::size_t(e.v1)];
+    const Vec3 pts[2] = {p, q};
+    bvh_query(gb.bvh, kdop_of(gb.bvh, pts, 2), range, k.tris);
+    cand.clear();
+    for (int t : k.tris)
+      for (int c = 0; c < 3; ++c) {
+        const auto& f = (*sb.faces)[std::size_t(t)];
+        cand.push_back(edge_id(std::min(f[std::size_t(c)], f[std::size_t((c + 1) % 3)]), std::max(f[std::size_t(c)], f[std::size_t((c + 1) % 3)])));
+      }
+    std::sort(cand.begin(), cand.end());
+    cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
+    int best = -1;
+    double best_d = range;
+    Closest best_c;
+    for (int j : cand) {
+      const SurfaceEdge& g = eb[std::size_t(j)];
+      if (self && (j <= int(i) || g.v0 == e.v0 || g.v0 == e.v1 || g.v1 == e.v0 || g.v1 == e.v1)) continue;
+      const Vec3 &r = xb[std::size_t(g.v0)], &s = xb[std::size_t(g.v1)];
+      const Vec3 cr = (q - p).cross(s - r);
+      if (!(cr.squaredNorm() > 1e-12 * (q - p).squaredNorm() * (s - r).squaredNorm())) continue;  // parallel
+      const Closest c = closest_segment_segment(p, q, r, s);
+      constexpr double kInterior = 1e-6;
+      if (!(c.wa[1] > kInterior && c.wa[1] < 1 - kInterior && c.wb[1] > kInterior && c.wb[1] < 1 - kInterior)) continue;
+      if (c.distance < best_d) {
+        best = j;
+        best_d = c.distance;
+        best_c = c;
+      }
+    }
+    if (best < 0) continue;
+    const SurfaceEdge& g = eb[std::size_t(best)];
+    Vec3 nb = gb.normals[std::size_t(g.f0)] + (g.f1 >= 0 ? gb.normals[std::size_t(g.f1)] : Vec3::Zero());
+    const Vec3 d = best_c.pb - best_c.pa;  // from a's point to b's
+    Vec3 n;
+    double sep;
+    if (best_d > 1e-12 * std::max(gb.scale, 1e-9)) {
+      const bool behind = d.dot(nb) > 0;  // a's point is on the inner side of b's edge
+      n = behind ? Vec3(-d / best_d) : Vec3(d / best_d);
+      sep = behind ? -best_d : best_d;
+    } else {
+      n = nb.norm() > 0 ? Vec3(-nb.normalized()) : Vec3((q - p).cross(xb[std::size_t(g.v1)] - xb[std::size_t(g.v0)]).normalized());
+      sep = 0.0;
+    }
+    if (sep < 0 && -sep > env + gb.bound) continue;  // passing through, not a contact (as the signed queries)
+    const double gap = sep - 2.0 * thick;
+    if (!(gap < env)) continue;
+    SoftContact c;
+    c.kind = SoftContactKind::EdgeEdge;
+    c.a.soft = a;
+    c.a.vertex = {e.v0, e.v1, -1};
+    c.a.weight = Vec3(best_c.wa[0], best_c.wa[1], 0);
+    c.a.point = best_c.pa;
+    c.b.soft = b;
+    c.b.vertex = {g.v0, g.v1, -1};
+    c.b.weight = Vec3(best_c.wb[0], best_c.wb[1], 0);
+    c.b.point = best_c.pb;
+    c.normal = n;
     c.offset = 2.0 * thick;
     c.depth = -gap;
     out.push_back(c);

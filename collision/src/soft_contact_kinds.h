@@ -41,5 +41,16 @@ void rigid_triangle_contacts(const SoftKindInput& in, int r, int s, QueryScratch
 // (c) VertexTriangle: the surface vertices of soft body `a` against the triangles of soft body
 // `b` != a, at most one contact per vertex. The pair is directed: (b, a) is another call.
 void vertex_triangle_contacts(const SoftKindInput& in, int a, int b, QueryScratch& k, std::vector<SoftContact>& out);
+// (d) VertexTriangle within one soft body `a` (SoftDetectInput::self_contacts): each surface
+// vertex against the nearest triangle of its own surface that does not contain it, closer than
+// the envelope (unsigned distance: one body's surface near itself has no inside to test).
+void self_vertex_triangle_contacts(const SoftKindInput& in, int a, QueryScratch& k, std::vector<SoftContact>& out);
+// (e) EdgeEdge (SoftDetectInput::edge_edge): each surface edge of soft body `a` against the
+// nearest surface edge of soft body `b` (a < b, or a == b for self-contact: then edges sharing a
+// vertex are skipped and each unordered pair is looked at once), closer than the envelope, with
+// the closest points interior to both edges (end points are the vertex-triangle kinds' business)
+// and the edges not parallel. The normal is the closest points' direction, flipped when a's edge
+// is behind b's surface there (b's edge normal: the sum of its two faces' normals).
+void edge_edge_contacts(const SoftKindInput& in, int a, int b, QueryScratch& k, std::vector<SoftContact>& out);
 
 }  // namespace coulomb::detail

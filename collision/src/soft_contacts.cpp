@@ -41,7 +41,7 @@ constexpr double kPad = 1e-9;  // broadphase boxes grow by kPad (1 + largest |co
 
 // One unit of work: a pass of one kind over one (directed) body pair. Seed 004's edge-edge and
 // CCD kinds will be further passes here, each with its function in soft_contact_kinds.h.
-enum class SoftPass : std::uint8_t { RigidVertex, RigidTriangle, VertexTriangle };
+enum class SoftPass : std::uint8_t { RigidVertex, RigidTriangle, VertexTriangle, SelfVertexTriangle, EdgeEdge };
 struct SoftTask {
   SoftPass pass;
   int i, j;  // RigidVertex, RigidTriangle: rigid body, soft body; VertexTriangle: vertex body, triangle body
@@ -136,9 +136,17 @@ void candidate_tasks(const SoftDetectInput& in, double thick, SoftDetectCache& c
       const int si = cache.soft_of_box[std::size_t(i) - nr];
       tasks.push_back({SoftPass::VertexTriangle, si, sj});
       tasks.push_back({SoftPass::VertexTriangle, sj, si});
+      if (in.edge_edge) tasks.push_back({SoftPass::EdgeEdge, std::min(si, sj), std::max(si, sj)});
       ++npairs;
     }
   }
+  // self-contact: one body against itself, no broadphase pair
+  if (in.self_contacts)
+    for (int s = 0; s < int(in.soft.size()); ++s) {
+      if (!usable(in.soft[std::size_t(s)])) continue;
+      tasks.push_back({SoftPass::SelfVertexTriangle, s, s});
+      if (in.edge_edge) tasks.push_back({SoftPass::EdgeEdge, s, s});
+    }
 }
 
 }  // namespace
@@ -180,6 +188,8 @@ SoftDetectStats detect_soft_contacts(const SoftDetectInput& in, SoftDetectCache&
       case SoftPass::RigidVertex: rigid_vertex_contacts(kin, task.i, task.j, scratch, found[t]); break;
       case SoftPass::RigidTriangle: rigid_triangle_contacts(kin, task.i, task.j, scratch, found[t]); break;
       case SoftPass::VertexTriangle: vertex_triangle_contacts(kin, task.i, task.j, scratch, found[t]); break;
+      case SoftPass::SelfVertexTriangle: self_vertex_triangle_contacts(kin, task.i, scratch, found[t]); break;
+      case SoftPass::EdgeEdge: edge_edge_contacts(kin, task.i, task.j, scratch, found[t]); break;
     }
   });
 
@@ -189,7 +199,11 @@ SoftDetectStats detect_soft_contacts(const SoftDetectInput& in, SoftDetectCache&
   for (std::size_t i = start; i < out.size(); ++i) switch (out[i].kind) {
       case SoftContactKind::RigidVertex: ++stats.rigid_vertex; break;
       case SoftContactKind::RigidTriangle: ++stats.rigid_triangle; break;
-      case SoftContactKind::VertexTriangle: ++stats.vertex_triangle; break;
+      case SoftContactKind::VertexTriangle:
+        ++stats.vertex_triangle;
+        if (out[i].a.soft == out[i].b.soft) ++stats.self_vertex_triangle;
+        break;
+      case SoftContactKind::EdgeEdge: ++stats.edge_edge; break;
     }
   return stats;
 }

@@ -499,13 +499,13 @@ void parse_collision(ObjectReader& top, SceneDef& scene) {
   ObjectReader r(*j, "/collision");
   scene.envelope = r.number("envelope", scene.envelope, Range::non_negative());
   scene.margin = r.number("margin", scene.margin, Range::non_negative());
+  // rigid CCD: fast rigid bodies' motion is clamped at their first time of impact
+  // (collision/README.md "Rigid CCD", engine/src/world_ccd.cpp)
   scene.ccd = r.boolean("ccd", scene.ccd);
-  // Rigid bodies always get speculative contacts whose envelope grows with their speed; swept
-  // CCD (seed 004 section 5, for deformables) is not in this build, and accepting the flag
-  // without doing it would be a silent wrong answer.
-  if (scene.ccd)
-    throw InputError(r.pointer_of("ccd"), "continuous collision detection is not supported yet (rigid bodies always "
-                                          "use speculative contacts that grow with their speed)");
+  // soft self-contact and edge-edge contacts (collision/README.md "Soft contacts"); off by default
+  scene.self_contacts = r.boolean("self_contacts", scene.self_contacts);
+  scene.edge_edge = r.boolean("edge_edge", scene.edge_edge);
+  scene.thickness = r.number("thickness", scene.thickness, Range::non_negative());
   r.finish();
 }
 

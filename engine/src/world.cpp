@@ -610,7 +610,9 @@ StepResult World::run_stages() {
   // 1 predict: Moreau's explicit half step (seed 000 eq. 41)
   auto t0 = Clock::now();
   if (moreau && step_ == 0) admit_initial_velocities();
+  ccd_begin();
   if (moreau) integrate_positions(model_, state_, 0.5 * dt);
+  ccd_clamp();
   stats_.integrate_ms += ms_since(t0);
 
   // 2 detect
@@ -648,7 +650,9 @@ StepResult World::run_stages() {
   t0 = Clock::now();
   problem_.body_impulse_response(solution_.lambda, solution_.joint_lambda, dw_);
   apply_velocities(model_, u_free_, dw_, state_);
+  ccd_begin();
   integrate_positions(model_, state_, moreau ? 0.5 * dt : dt);  // eq. 42c or eq. 67
+  ccd_clamp();
   stats_.integrate_ms += ms_since(t0);
 
   // 6 stabilise: project the new positions out of penetration (seed 000 section 4.4)

@@ -45,6 +45,9 @@ StepResult World::run_position_stages() {
     for (const Vec3& v : b.v) vmax = std::max(vmax, v.norm());
     in.soft[i] = {&b.x, &b.faces, &b.surface_vertices, dt * (vmax + scene_.gravity.norm() * dt)};
   }
+  in.self_contacts = scene_.self_contacts;
+  in.edge_edge = scene_.edge_edge;
+  in.thickness = scene_.thickness;
   soft_contacts_.clear();
   if (!soft_.empty()) detect_soft_contacts(in, soft_detect_, soft_contacts_);  // trees refit in soft_detect_
   const std::size_t nm = scene_.materials.size();
@@ -81,7 +84,9 @@ StepResult World::run_position_stages() {
   if (solver_->impulse_tolerance && impulse_scale_ > 0.0) options.abs_tol = std::min(options.abs_tol, kImpulseTolerance * impulse_scale_);
   stats_.solver = solver_->solve_position(pproblem_, options);
   t0 = Clock::now();
+  ccd_begin();
   store_position_result(pproblem_, state_, soft_);
+  ccd_clamp();
   stats_.integrate_ms = ms_since(t0);
 
   // 7 record

@@ -276,7 +276,9 @@ TEST(SceneMistakes, StabilizationBetaOnlyForBaumgarte) {
 TEST(SceneMistakes, SettingsRanges) {
   expect_error(with(minimal_scene(), "/collision/envelope", -1), "/collision/envelope", ">= 0");
   expect_error(with(minimal_scene(), "/collision/ccd", 1), "/collision/ccd", "true or false");
-  expect_error(with(minimal_scene(), "/collision/ccd", true), "/collision/ccd", "not supported yet");
+  expect_error(with(minimal_scene(), "/collision/thickness", -0.001), "/collision/thickness", ">= 0");
+  expect_error(with(minimal_scene(), "/collision/edge_edge", "yes"), "/collision/edge_edge", "true or false");
+  expect_error(with(minimal_scene(), "/collision/self_contacts", 0), "/collision/self_contacts", "true or false");
   expect_error(with(minimal_scene(), "/output/every", 0), "/output/every", "expected an integer >= 1");
   expect_error(with(minimal_scene(), "/output/contacts", "yes"), "/output/contacts", "true or false");
   expect_error(with(minimal_scene(), "/integrator", "euler"), "/integrator", "expected one of");

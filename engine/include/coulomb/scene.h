@@ -103,7 +103,10 @@ struct SceneDef {
   double baumgarte_beta = 0.2;
   double envelope = 0.01;           // contacts are created below this separation (unit: m)
   double margin = 0.0;              // collision margin added to every shape's AABB (unit: m)
-  bool ccd = false;
+  bool ccd = false;                 // rigid CCD: clamp fast bodies at their first impact (collision/README.md)
+  bool self_contacts = false;       // soft bodies: VertexTriangle contacts within one body (collision.self_contacts)
+  bool edge_edge = false;           // soft bodies: EdgeEdge contacts (collision.edge_edge)
+  double thickness = 0.0;           // soft surfaces' collision thickness (collision.thickness) (unit: m)
   std::vector<MaterialDef> materials;              // index 0 is "default" unless redefined
   std::vector<ContactMaterialDef> contact_materials;
   ShapeLibrary shapes;

@@ -154,6 +154,10 @@ class World {
   void remember_impulses();
   void assemble_joints();
   void drop_jointed_contacts(std::vector<Contact>& contacts) const;
+  // rigid CCD (`collision.ccd`, world_ccd.cpp): remember the body poses before a position update,
+  // then move each fast body back to just before its first impact during that update
+  void ccd_begin();
+  void ccd_clamp();
   StepResult check_state() const;
   StepResult check_contact_caps() const;  // per pair and per step (world.cpp)
   static constexpr std::size_t kMaxContacts = 500'000, kMaxPairContacts = 1024;
@@ -183,6 +187,7 @@ class World {
   std::vector<Vec6> u_free_, dw_;
   std::vector<Pose> poses_;     // (nb) shape poses at the current detection
   std::vector<double> reach_;   // (nb) detection reach of the current step
+  std::vector<Pose> ccd_before_;  // (nb) body poses before the position update being swept (collision.ccd)
   ContactProblem problem_;
   ContactProblem gap_problem_;         // post-stabilisation
   std::vector<Contact> gap_contacts_;  // post-stabilisation
