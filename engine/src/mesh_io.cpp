@@ -52,6 +52,12 @@ TriangleMesh read_obj(const std::filesystem::path& file, const std::string& poin
   auto status = std::filesystem::status(file, ec);
   if (ec || !std::filesystem::exists(status)) throw InputError(pointer, "file not found: " + shown);
   if (std::filesystem::is_directory(status)) throw InputError(pointer, shown + " is a folder, not an OBJ file");
+  // /dev/zero, a pipe or a huge file would be read without end
+  if (!std::filesystem::is_regular_file(status)) throw InputError(pointer, shown + " is not a regular file");
+  constexpr std::uintmax_t kMaxObjBytes = std::uintmax_t(256) << 20;
+  if (const std::uintmax_t bytes = std::filesystem::file_size(file, ec); !ec && bytes > kMaxObjBytes)
+    throw InputError(pointer, shown + " has " + std::to_string(bytes >> 20) + " MiB, more than the limit of " +
+                                  std::to_string(kMaxObjBytes >> 20) + " MiB for an OBJ file");
   if (!std::ifstream(file).good()) throw InputError(pointer, "cannot read " + shown);
   check_vertex_lines(file, shown, pointer);
 

@@ -388,8 +388,11 @@ class CheckedDomBuilder {
     return true;
   }
   bool open(Json&& container) {
-    if (stack_.size() >= kMaxJsonDepth)
-      throw InputError(pointer(stack_.size()), "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    if (stack_.size() >= kMaxJsonDepth) {
+      std::string where = pointer(stack_.size());
+      if (where.size() > 64) where = where.substr(0, 60) + "/...";  // 256 levels of "/0" say nothing more
+      throw InputError(where, "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    }
     stack_.push_back(place(std::move(container)));
     keys_.emplace_back();
     return true;
