@@ -588,7 +588,9 @@ void apply_override(nlohmann::json& doc, const std::string& assignment) {
   try {
     value = detail::parse_json_text(text, "--set " + pointer);
   } catch (const InputError& e) {
-    if (e.pointer().empty()) value = text;  // not JSON
+    // not JSON (a syntax error): a plain string; a number out of range, a repeated key or
+    // too deep nesting is an error at its place in the value
+    if (e.message().rfind("invalid JSON", 0) == 0) value = text;
     else throw InputError(pointer + e.pointer(), e.message());
   }
 
