@@ -30,6 +30,7 @@
 #include <vector>
 
 #include <coulomb/run_folder.h>
+#include <coulomb/scene_overrides.h>
 
 #include "commands.h"
 
@@ -85,11 +86,10 @@ class Blob {
 };
 
 Json read_json_file(const fs::path& p) {
-  std::ifstream f(p);
-  if (!f) throw InputError(p.string(), "cannot read the file");
+  // the scene reader's checks: size, depth, range, NUL bytes, duplicate keys
   try {
-    return Json::parse(f);
-  } catch (const Json::exception& e) {
+    return read_scene_file(p);
+  } catch (const InputError& e) {
     throw InputError(p.string(), std::string("not valid JSON: ") + e.what());
   }
 }
@@ -194,8 +194,8 @@ void for_each_line(const fs::path& p, F&& f) {
     const std::string where = p.filename().string() + ":" + std::to_string(n);
     Json line;
     try {
-      line = Json::parse(text);
-    } catch (const Json::exception& e) {
+      line = parse_scene_text(text, where);
+    } catch (const InputError& e) {
       throw InputError(where, std::string("not valid JSON (a truncated run?): ") + e.what());
     }
     f(line, where);
