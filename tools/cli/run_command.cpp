@@ -76,6 +76,16 @@ nlohmann::json earlier_complete_files(const std::filesystem::path& out, const nl
   return nullptr;
 }
 
+// the arguments as --resume needs them from any working directory: absolute paths
+nlohmann::json resumable_args(const RunArgs& a) {
+  nlohmann::json j = args_json(a);
+  std::error_code ec;
+  for (const char* key : {"scene", "out", "dump_fclib"})
+    if (const std::string p = j[key]; !p.empty())
+      if (const std::filesystem::path abs = std::filesystem::absolute(p, ec); !ec) j[key] = abs.lexically_normal().string();
+  return j;
+}
+
 }  // namespace
 
 int run(const RunArgs& given) {
@@ -172,7 +182,7 @@ int run(const RunArgs& given) {
                     {"run_id", run_id},
                     {"status", "running"},
                     {"command_line", a.command_line},
-                    {"args", args_json(a)},
+                    {"args", resumable_args(a)},
                     {"scene", a.scene},
                     {"scene_fnv1a64", scene_hash},
                     {"steps_done", 0},
