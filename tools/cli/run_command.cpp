@@ -136,6 +136,11 @@ int run(const RunArgs& given) {
         out = a.out.empty() ? std::filesystem::path("out") / std::filesystem::path(a.scene).stem()
                             : std::filesystem::path(a.out);
       }
+      // an existing folder is locked before the scene loads: a second run stops at once
+      if (!lock && std::filesystem::is_directory(out)) {
+        lock = std::make_unique<FolderLock>(out);
+        old = read_manifest(out);
+      }
       if (a.checkpoint_every > 0 && (a.vtk || !a.dump_fclib.empty()))
         throw InputError("--checkpoint-every", "cannot be combined with --vtk or --dump-fclib (they cannot be resumed)");
 
