@@ -76,7 +76,7 @@ TriangleMesh read_obj(const std::filesystem::path& file, const std::string& poin
   const auto& xyz = reader.GetAttrib().vertices;
   mesh.vertices.reserve(xyz.size() / 3);
   for (std::size_t i = 0; i + 2 < xyz.size(); i += 3) {
-    Vec3 v(double(xyz[i]), double(xyz[i + 1]), double(xyz[i + 2]));
+    const Vec3 v{double(xyz[i]), double(xyz[i + 1]), double(xyz[i + 2])};  // braces: clang reads v(double(a), ...) as a declaration
     if (!v.allFinite())
       throw InputError(pointer, shown + ": vertex " + std::to_string(i / 3 + 1) + " is not finite");
     mesh.vertices.push_back(v);
