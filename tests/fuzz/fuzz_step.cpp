@@ -45,8 +45,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace coulomb;
   FuzzedDataProvider in(data, size_bytes);
   static const char* const kSolvers[] = {"prox-gs", "prox-jacobi", "pgs", "xpbd-jacobi", "newton-pcr"};
-  json shapes = {{"ground", in.ConsumeBool() ? json{{"type", "plane"}, {"normal", {0, 0, 1}}, {"offset", 0}}
-                                             : json{{"type", "box"}, {"half_extents", {5, 5, 0.5}}}}}};
+  json shapes = json::object();
+  shapes["ground"] = in.ConsumeBool() ? json{{"type", "plane"}, {"normal", {0, 0, 1}}, {"offset", 0}}
+                                      : json{{"type", "box"}, {"half_extents", {5, 5, 0.5}}};
   json bodies = json::array({{{"name", "ground"}, {"shape", "ground"}, {"fixed", true}}});
   const int n = in.ConsumeIntegralInRange(1, 4);
   for (int i = 0; i < n; ++i) {
