@@ -62,6 +62,9 @@ contains fclib-max-iterations-limit "expected an integer in [1, 100000000], got 
 printf '{"format": "coulomb-scene/1", "time": {"dt": 0.01, "steps": 1}, "gravity": [0, 0, 1e400]}' >"$tmp/big_number.json"
 check number-1e400 2 "$exe" validate "$tmp/big_number.json"
 contains number-1e400-pointer "/gravity/2: the number 1e400 is outside the range of a double"
+# found by fuzz_fclib: a damaged link table in /fclib_local/info made libfclib exit(1)
+check fclib-damaged-links 2 "$exe" fclib "$src/tests/fuzz/corpus/fuzz_fclib/finding_damaged_info_link_table.hdf5"
+contains fclib-damaged-links-message "link table cannot be read"
 check dev-zero 2 "$exe" validate /dev/zero
 contains dev-zero-limit "larger than the limit of 256 MiB"
 
