@@ -4,6 +4,8 @@
 #include <coulomb/error.h>
 #include <coulomb/fclib_io.h>
 
+#include <hdf5.h>
+
 #include <cstdlib>
 
 #include "fuzz_util.h"
@@ -21,5 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (!b.allFinite()) std::abort();
   } catch (const InputError&) {
   }
+  // every HDF5 file, group, dataset, type and space the reader opened is closed again
+  if (H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) != 0) std::abort();
   return 0;
 }
