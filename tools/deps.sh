@@ -11,6 +11,9 @@ COULOMB_PACKAGES=(cmake g++ make pkg-config libeigen3-dev libccd-dev libbullet-d
 # VTK's Python reader and PIL (Debian's /usr/bin/python3) for the VTU read-back and the
 # screenshots, gnuplot for the study plots.
 COULOMB_TEST_PACKAGES=(chromium python3-vtk9 python3-pil gnuplot-nox)
+# The sanitizer build of .ci/run and tools/fuzz: Debian's clang with libFuzzer and the
+# sanitizer runtimes (libclang-rt-14-dev holds libclang_rt.fuzzer and asan/ubsan).
+COULOMB_FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 
 # coulomb_install_deps [EXTRA_PACKAGE...]: COULOMB_PACKAGES and the extras, plus Debian's npm
 # (with its nodejs) unless an npm is already on PATH: the build runs `npm ci` for viewer/.

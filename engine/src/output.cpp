@@ -9,12 +9,6 @@ namespace {
 nlohmann::json vec(const Vec3& v) { return {v.x(), v.y(), v.z()}; }
 nlohmann::json quat(const Quat& q) { return {q.w(), q.x(), q.y(), q.z()}; }
 
-std::ofstream open_or_throw(const std::filesystem::path& p) {
-  std::ofstream f(p, std::ios::trunc);
-  if (!f) throw std::runtime_error("cannot write " + p.string());
-  return f;
-}
-
 }  // namespace
 
 nlohmann::json stats_json(const StepStats& s) {
@@ -203,30 +197,73 @@ nlohmann::json frame_json(const World& world) {
   return frame;
 }
 
-RunOutput::RunOutput(std::filesystem::path dir, const World& world) : dir_(std::move(dir)) {
+RunOutput::RunOutput(std::filesystem::path dir, const World& world, const std::string& run_id)
+    : dir_(std::move(dir)), run_id_(run_id) {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
-  if (ec) throw std::runtime_error("cannot create output folder " + dir_.string() + ": " + ec.message());
-  stats_ = open_or_throw(dir_ / "stats.jsonl.tmp");
-  frames_ = open_or_throw(dir_ / "frames.jsonl.tmp");
-  std::ofstream g = open_or_throw(dir_ / "geometry.json.tmp");
-  g << geometry_json(world).dump() << '\n';
+  if (ec) throw OutputError("cannot create output folder " + dir_.string() + ": " + ec.message());
+  OutputFile g = OutputFile::create(part("geometry.json"));
+  g.write(geometry_json(world).dump());
+  g.write("\n");
+  g.close();
+  stats_ = OutputFile::create(part("stats.jsonl"));
+  frames_ = OutputFile::create(part("frames.jsonl"));
+}
+
+RunOutput::RunOutput(std::filesystem::path dir, const std::string& run_id, const OutputSizes& sizes)
+    : dir_(std::move(dir)), run_id_(run_id) {
+  if (!std::filesystem::is_regular_file(part("geometry.json")))
+    throw OutputError("cannot resume: " + part("geometry.json").string() + " is missing");
+  stats_ = OutputFile::append_at(part("stats.jsonl"), sizes.stats);
+  frames_ = OutputFile::append_at(part("frames.jsonl"), sizes.frames);
+}
+
+std::filesystem::path RunOutput::part(const char* name) const { return dir_ / (std::string(name) + "." + run_id_ + ".part"); }
+
+std::vector<std::string> RunOutput::partial_names(const std::string& run_id) {
+  std::vector<std::string> out;
+  for (const char* name : {"geometry.json", "stats.jsonl", "frames.jsonl", "final_state.json"})
+    out.push_back(std::string(name) + "." + run_id + ".part");
+  return out;
 }
 
 void RunOutput::write_step(const World& world) {
-  stats_ << stats_json(world.last_stats()).dump() << '\n';
-  if (world.step_count() % world.scene().output_every == 0) frames_ << frame_json(world).dump() << '\n';
+  stats_.write(stats_json(world.last_stats()).dump());
+  stats_.write("\n");
+  if (world.step_count() % world.scene().output_every == 0) {
+    frames_.write(frame_json(world).dump());
+    frames_.write("\n");
+  }
+}
+
+OutputSizes RunOutput::sync() {
+  stats_.sync();
+  frames_.sync();
+  return {stats_.size(), frames_.size()};
 }
 
 void RunOutput::finish(const World& world) {
   stats_.close();
   frames_.close();
-  {
-    std::ofstream f = open_or_throw(dir_ / "final_state.json.tmp");
-    f << final_state_json(world).dump(2) << '\n';
+  OutputFile f = OutputFile::create(part("final_state.json"));
+  f.write(final_state_json(world).dump(2));
+  f.write("\n");
+  f.close();
+  // every file is complete and on disk: only now replace the older results
+  for (const char* name : {"stats.jsonl", "frames.jsonl", "geometry.json", "final_state.json"}) {
+    std::error_code ec;
+    std::filesystem::rename(part(name), dir_ / name, ec);
+    if (ec) throw OutputError("cannot rename " + part(name).string() + " to " + (dir_ / name).string() + ": " + ec.message());
   }
-  for (const char* name : {"stats.jsonl", "frames.jsonl", "final_state.json", "geometry.json"})
-    std::filesystem::rename(dir_ / (std::string(name) + ".tmp"), dir_ / name);
+}
+
+void RunOutput::discard() {
+  stats_ = OutputFile();
+  frames_ = OutputFile();
+  for (const std::string& name : partial_names(run_id_)) {
+    std::error_code ignored;
+    std::filesystem::remove(dir_ / name, ignored);
+  }
 }
 
 }  // namespace coulomb

@@ -20,7 +20,9 @@
 #include <cmath>
 #include <numbers>
 #include <cstdint>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -594,8 +596,16 @@ void apply_override(nlohmann::json& doc, const std::string& assignment) {
   }
 
   // VALUE is JSON when it parses as JSON, else a plain string (so --set /solver/type=pgs works)
-  Json value = Json::parse(text, nullptr, false);
-  if (value.is_discarded()) value = text;
+  // (with the scene's checks: depth, range, duplicate keys; a syntax error means a string)
+  Json value;
+  try {
+    value = detail::parse_json_text(text, "--set " + pointer);
+  } catch (const InputError& e) {
+    // not JSON (a syntax error): a plain string; a number out of range, a repeated key or
+    // too deep nesting is an error at its place in the value
+    if (e.message().rfind("invalid JSON", 0) == 0) value = text;
+    else throw InputError(pointer + e.pointer(), e.message());
+  }
 
   // walk down, creating missing object members
   Json* node = &doc;
@@ -636,6 +646,10 @@ void apply_override(nlohmann::json& doc, const std::string& assignment) {
   }
 }
 
+nlohmann::json parse_scene_text(const std::string& text, const std::string& source) {
+  return detail::parse_json_text(text, source);
+}
+
 nlohmann::json read_scene_file(const std::filesystem::path& file) {
   const std::string shown = "'" + file.string() + "'";
   std::error_code ec;
@@ -643,8 +657,18 @@ nlohmann::json read_scene_file(const std::filesystem::path& file) {
   if (ec || !fs::exists(status)) throw InputError("", "scene file not found: " + shown);
   if (fs::is_directory(status)) throw InputError("", shown + " is a folder, not a scene file");
   std::ifstream in(file, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.good() && !in.eof()) throw InputError("", "cannot read scene file " + shown);
+  if (!in) throw InputError("", "cannot read scene file " + shown + ": " + std::strerror(errno));
+  // read at most one byte past the limit, so that /dev/zero or a huge file stops early
+  std::string text;
+  std::vector<char> chunk(1 << 20);
+  while (in && text.size() <= kMaxSceneBytes) {
+    in.read(chunk.data(), std::streamsize(chunk.size()));
+    text.append(chunk.data(), std::size_t(in.gcount()));
+  }
+  if (text.size() > kMaxSceneBytes)
+    throw InputError("", shown + " is larger than the limit of " + std::to_string(kMaxSceneBytes >> 20) +
+                             " MiB for a scene file");
+  if (in.bad()) throw InputError("", "cannot read scene file " + shown);
   return detail::parse_json_text(text, shown);
 }
 

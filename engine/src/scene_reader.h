@@ -17,7 +17,6 @@
 #include <limits>
 #include <optional>
 #include <span>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -107,9 +106,13 @@ class ObjectReader {
   std::vector<std::string> known_;
 };
 
-// Parses JSON text read from `source` (a file name, for messages). Syntax errors report line and
-// column (empty pointer); a key repeated within one object is an error at its pointer (the last
-// one would otherwise silently win).
+// Deepest nesting of objects and arrays parse_json_text accepts (scenes need about 6).
+inline constexpr std::size_t kMaxJsonDepth = 256;
+
+// Parses JSON text read from `source` (a file name, for messages), in linear time. Syntax errors
+// and NUL bytes report line and column (empty pointer); a key repeated within one object (the last
+// one would otherwise silently win), nesting deeper than kMaxJsonDepth and a number outside the
+// double range (1e400) are errors at their pointer.
 Json parse_json_text(const std::string& text, const std::string& source);
 
 }  // namespace coulomb::detail

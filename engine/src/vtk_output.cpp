@@ -10,6 +10,7 @@
 #include <coulomb/element_constraint.h>
 #include <coulomb/materials.h>
 #include <coulomb/mesh_generators.h>
+#include <coulomb/run_folder.h>
 #include <coulomb/vtk_output.h>
 
 #include <bit>
@@ -134,20 +135,14 @@ void write_vtu(const std::filesystem::path& file, const std::vector<Vec3>& point
   tag(typ);
   xml += "      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n  <AppendedData encoding=\"raw\">\n_";
 
-  const std::filesystem::path tmp = file.string() + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error("cannot write " + tmp.string());
-    f << xml;
-    for (const Array* a : order) {
-      const std::uint64_t n = a->bytes.size();
-      f.write(reinterpret_cast<const char*>(&n), sizeof n);
-      f.write(a->bytes.data(), std::streamsize(a->bytes.size()));
-    }
-    f << "\n  </AppendedData>\n</VTKFile>\n";
-    if (!f.flush()) throw std::runtime_error("cannot write " + tmp.string() + " (disk full?)");
+  // checked writes, a unique temporary and an atomic rename (run_folder.h)
+  for (const Array* a : order) {
+    const std::uint64_t n = a->bytes.size();
+    xml.append(reinterpret_cast<const char*>(&n), sizeof n);
+    xml.append(a->bytes.data(), a->bytes.size());
   }
-  std::filesystem::rename(tmp, file);
+  xml += "\n  </AppendedData>\n</VTKFile>\n";
+  write_file_atomically(file, xml);
 }
 
 std::string frame_name(const char* kind, int step) {
@@ -295,21 +290,15 @@ void VtkOutput::write_frame(const World& world) {
 }
 
 void VtkOutput::finish() {
-  const std::filesystem::path file = dir_ / "run.pvd", tmp = dir_ / "run.pvd.tmp";
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    if (!f) throw std::runtime_error("cannot write " + tmp.string());
-    f << "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n  <Collection>\n";
-    char line[256];
-    for (const Entry& e : entries_) {
-      std::snprintf(line, sizeof line, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"%d\" file=\"%s\"/>\n", e.time, e.part,
-                    e.file.c_str());
-      f << line;
-    }
-    f << "  </Collection>\n</VTKFile>\n";
-    if (!f.flush()) throw std::runtime_error("cannot write " + tmp.string());
+  std::string text = "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n  <Collection>\n";
+  char line[256];
+  for (const Entry& e : entries_) {
+    std::snprintf(line, sizeof line, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"%d\" file=\"%s\"/>\n", e.time, e.part,
+                  e.file.c_str());
+    text += line;
   }
-  std::filesystem::rename(tmp, file);
+  text += "  </Collection>\n</VTKFile>\n";
+  write_file_atomically(dir_ / "run.pvd", text);
 }
 
 }  // namespace coulomb

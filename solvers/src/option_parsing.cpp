@@ -2,15 +2,20 @@
 #include "option_parsing.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace coulomb::option_parsing {
 
 namespace {
 
 int positive_int(const nlohmann::json& v, const std::string& ptr) {
-  if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 100000000)
-    throw InputError(ptr, "expected an integer >= 1");
-  return v.get<int>();
+  // 2e8 and 500.0 are integers written as floats: checked against the same limit
+  constexpr double kMax = 100000000;
+  const bool integral = v.is_number_integer() || (v.is_number_float() && std::isfinite(v.get<double>()) &&
+                                                   std::floor(v.get<double>()) == v.get<double>());
+  if (!integral || v.get<double>() < 1 || v.get<double>() > kMax)
+    throw InputError(ptr, "expected an integer in [1, 100000000], got " + v.dump());
+  return int(v.get<double>());
 }
 
 double tolerance(const nlohmann::json& v, const std::string& ptr) {

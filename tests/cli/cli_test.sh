@@ -40,6 +40,34 @@ check invalid-scene 2 "$exe" run "$tmp/bad.json" --out "$tmp/bad" --quiet
 contains invalid-scene-pointer "/bodies/0/position"
 check missing-scene 2 "$exe" validate "$tmp/nope.json"
 check bad-option 2 "$exe" run "$src/scenes/wall.json" --steps -3
+# issue 11 "Options": NaN is never an option value, an empty solver is no solver, --set takes
+# one value, a non-number says so, and limits are the real ones
+for opt in "--dt nan" "--max-speed nan" "--dt inf" "--steps abc" "--solver ="; do
+  set -- $opt
+  value="$2"; [ "$value" = "=" ] && value=""
+  check "option $opt" 2 "$exe" run "$src/scenes/sliding_box.json" --out "$tmp/opt" --quiet "$1" "$value"
+done
+check steps-abc 2 "$exe" run "$src/scenes/sliding_box.json" --steps abc
+contains steps-abc-message "--steps: expected an integer in [1, 1000000000], got 'abc'"
+check solver-empty 2 "$exe" validate "$src/scenes/sliding_box.json" --solver ""
+contains solver-empty-message "--solver: expected a name, got an empty string"
+check fclib-tol-nan 2 "$exe" fclib "$src/tests/fuzz/corpus/fuzz_fclib/FrictionContact3D_1c.hdf5" --tol nan
+contains fclib-tol-nan-message "--tol: expected a finite number >= 0, got 'nan'"
+check set-keeps-scene 2 "$exe" run --set X "$src/scenes/sliding_box.json" --out "$tmp/set" --quiet
+contains set-keeps-scene-message 'expected POINTER=VALUE (e.g. /solver/max_iterations=50), got "X"'
+check max-iterations-2e8 2 "$exe" validate "$src/scenes/sliding_box.json" --set /solver/max_iterations=2e8
+contains max-iterations-limit "/solver/max_iterations: expected an integer in [1, 100000000]"
+check fclib-max-iterations-2e8 2 "$exe" fclib "$src/tests/fuzz/corpus/fuzz_fclib/FrictionContact3D_1c.hdf5" --max-iterations 2e8
+contains fclib-max-iterations-limit "expected an integer in [1, 100000000], got 2e8"
+printf '{"format": "coulomb-scene/1", "time": {"dt": 0.01, "steps": 1}, "gravity": [0, 0, 1e400]}' >"$tmp/big_number.json"
+check number-1e400 2 "$exe" validate "$tmp/big_number.json"
+contains number-1e400-pointer "/gravity/2: the number 1e400 is outside the range of a double"
+# found by fuzz_fclib: a damaged link table in /fclib_local/info made libfclib exit(1)
+check fclib-damaged-links 2 "$exe" fclib "$src/tests/fuzz/corpus/fuzz_fclib/finding_damaged_info_link_table.hdf5"
+contains fclib-damaged-links-message "link table cannot be read"
+check dev-zero 2 "$exe" validate /dev/zero
+contains dev-zero-limit "larger than the limit of 256 MiB"
+
 check bad-set 2 "$exe" validate "$src/scenes/wall.json" --set /solver/max_iterations=-1
 contains bad-set-pointer "/solver/max_iterations"
 check unknown-solver 2 "$exe" validate "$src/scenes/wall.json" --solver nope

@@ -151,7 +151,11 @@ TEST(Registry, CommonKeys) {
   EXPECT_EQ(o.rel_tol, 0.0);
   EXPECT_FALSE(o.warm_start);
   EXPECT_TRUE(o.record_history);
-  EXPECT_EQ(parse_error("pgs", "max_iterations", 0).message(), "expected an integer >= 1");
+  EXPECT_EQ(parse_error("pgs", "max_iterations", 0).message(), "expected an integer in [1, 100000000], got 0");
+  // issue 11: 2e8 was rejected as "expected an integer >= 1"; the message gives the real limit,
+  // and an integer written as a float within it is accepted
+  EXPECT_EQ(parse_error("pgs", "max_iterations", 2e8).message(), "expected an integer in [1, 100000000], got 200000000.0");
+  EXPECT_EQ(parse("pgs", {{"max_iterations", 5e2}}).max_iterations, 500);
   EXPECT_EQ(parse_error("pgs", "abs_tol", -1).message(), "expected a number >= 0");
   EXPECT_EQ(parse_error("pgs", "warm_start", 1).message(), "expected true or false");
 }

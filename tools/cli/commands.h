@@ -28,6 +28,9 @@ struct RunArgs {
   std::string dump_steps;          // empty: every step; else "A:B", "A:" or "A"
   bool view = false;               // also write OUT/replay.html (coulomb view)
   bool vtk = false;                // also write OUT/vtk/run.pvd and its VTU files
+  int checkpoint_every = 0;        // > 0: write OUT/checkpoint.json every N steps
+  std::string resume;              // non-empty: continue the interrupted run in this folder
+  std::vector<std::string> command_line;  // argv, for run.json
 };
 
 // `coulomb view OUT_DIR` (view_command.cpp, viewer/README.md).

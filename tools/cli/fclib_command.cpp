@@ -1,6 +1,7 @@
 // `coulomb fclib`: solve FCLib local problems with the registered solvers and compare our merit
 // with libfclib's (solvers/README.md, "FCLib harness").
 #include <coulomb/error.h>
+#include <coulomb/scene_overrides.h>
 #include <coulomb/fclib_io.h>
 #include <coulomb/solver.h>
 
@@ -58,8 +59,14 @@ std::vector<SolverOptions> solver_options(const std::vector<const SolverInfo*>& 
     if (eq == std::string::npos || eq == 0)
       throw InputError("--option", "expected KEY=VALUE (e.g. linear_solver=pcr), got \"" + o + "\"");
     const std::string key = o.substr(0, eq), text = o.substr(eq + 1);
-    nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
-    if (value.is_discarded()) value = text;  // a plain string
+    // JSON with the scene's checks (depth, range, duplicate keys), else a plain string
+    nlohmann::json value;
+    try {
+      value = parse_scene_text(text, "--option " + key);
+    } catch (const InputError& e) {
+      if (e.message().rfind("invalid JSON", 0) != 0) throw InputError("--option " + key + e.pointer(), e.message());
+      value = text;
+    }
     bool accepted = false;
     for (const SolverInfo* s : solvers)
       accepted = accepted || std::find(s->keys.begin(), s->keys.end(), key) != s->keys.end();

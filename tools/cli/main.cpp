@@ -4,7 +4,63 @@
 #include <coulomb/log.h>
 
 #include <CLI/CLI.hpp>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
+
+namespace {
+
+// Option checks that name what was expected. CLI11's PositiveNumber and NonNegativeNumber let NaN
+// through (every comparison with NaN is false) and its Range says "not in range" for "abc".
+
+// the whole of `s` as a double, or false
+bool parse_double(const std::string& s, double& x) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  x = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size();
+}
+
+// a finite number > 0 (or >= 0 with `zero_ok`)
+CLI::Validator finite_number(bool zero_ok) {
+  const std::string what = zero_ok ? "a finite number >= 0" : "a finite number > 0";
+  return CLI::Validator(
+      [=](std::string& s) -> std::string {
+        double x = 0.0;
+        if (!parse_double(s, x) || !std::isfinite(x) || (zero_ok ? x < 0.0 : x <= 0.0))
+          return "expected " + what + ", got '" + s + "'";
+        return {};
+      },
+      zero_ok ? "NUMBER>=0" : "NUMBER>0");
+}
+
+// an integer in [lo, hi]; "2e8" counts as the integer it writes
+CLI::Validator integer_in(long long lo, long long hi) {
+  const std::string what = "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  return CLI::Validator(
+      [=](std::string& s) -> std::string {
+        long long v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec != std::errc() || end != s.data() + s.size()) {
+          double x = 0.0;
+          if (!parse_double(s, x) || !std::isfinite(x) || std::floor(x) != x) return "expected " + what + ", got '" + s + "'";
+          if (x < double(lo) || x > double(hi)) return "expected " + what + ", got " + s;
+          s = std::to_string((long long)x);  // so that the int conversion that follows reads it
+          return {};
+        }
+        if (v < lo || v > hi) return "expected " + what + ", got " + s;
+        return {};
+      },
+      "INT in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+}
+
+// not the empty string (`--solver ""` would silently mean no override)
+const CLI::Validator kNonEmpty(
+    [](std::string& s) -> std::string { return s.empty() ? std::string("expected a name, got an empty string") : std::string(); },
+    "NAME");
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"Coulomb: rigid and deformable bodies in frictional contact"};
@@ -17,51 +73,59 @@ int main(int argc, char** argv) {
       ->type_name("LEVEL");
   coulomb::cli::RunArgs args;
 
-  auto add_scene_options = [&](CLI::App* cmd) {
-    cmd->add_option("scene", args.scene, "scene file (JSON, coulomb-scene/1)")->required();
-    cmd->add_option("--solver", args.solver, "override the scene's solver type (keeps its common keys)");
-    cmd->add_option("--set", args.set, "override a scene value: JSON_POINTER=VALUE (repeatable)");
-    cmd->add_option("--steps", args.steps, "number of steps to run")->check(CLI::Range(1, 1000000000));
-    cmd->add_option("--dt", args.dt, "time step in seconds")->check(CLI::PositiveNumber);
+  auto add_scene_options = [&](CLI::App* cmd, bool scene_required) {
+    CLI::Option* scene = cmd->add_option("scene", args.scene, "scene file (JSON, coulomb-scene/1)");
+    if (scene_required) scene->required();
+    cmd->add_option("--solver", args.solver, "override the scene's solver type (keeps its common keys)")->check(kNonEmpty);
+    // one value per --set, so that `--set X scene.json` leaves the scene path alone
+    cmd->add_option("--set", args.set, "override a scene value: JSON_POINTER=VALUE (repeatable)")->allow_extra_args(false);
+    cmd->add_option("--steps", args.steps, "number of steps to run")->check(integer_in(1, 1000000000));
+    cmd->add_option("--dt", args.dt, "time step in seconds")->check(finite_number(false));
   };
 
   CLI::App* run = app.add_subcommand("run", "simulate a scene and write stats.jsonl, frames.jsonl, final_state.json");
-  add_scene_options(run);
+  add_scene_options(run, false);  // not with --resume
   run->add_option("--out", args.out, "output folder (default out/<scene name>)");
   run->add_option("--threads", args.threads, "worker threads (0 = all cores); results do not depend on it")
-      ->check(CLI::Range(0, 1024));
+      ->check(integer_in(0, 1024));
   run->add_flag("--no-islands", args.no_islands, "solve one global contact problem instead of one per island");
   run->add_option("--broadphase", args.broadphase, "grid (uniform grid, default) or sap (sweep and prune); same pairs")
       ->check(CLI::IsMember({"sap", "grid"}));
   run->add_option("--max-speed", args.max_speed, "a body faster than this (m/s) stops the run with exit code 3")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number(false));
   run->add_flag("--quiet,-q", args.quiet, "no progress bar and no summary");
   run->add_option("--dump-fclib", args.dump_fclib,
                   "write each step's contact problem as an FCLib local problem (HDF5) into this folder");
   run->add_option("--dump-steps", args.dump_steps, "with --dump-fclib: only steps A:B (inclusive, from 1), A: or A");
   run->add_flag("--view", args.view, "also write OUT/replay.html, as `coulomb view OUT` does");
   run->add_flag("--vtk", args.vtk, "also write OUT/vtk/run.pvd: VTU files for ParaView every output.every steps");
+  run->add_option("--checkpoint-every", args.checkpoint_every,
+                  "write OUT/checkpoint.json (the whole state) every N steps, for --resume after a crash or kill -9")
+      ->check(integer_in(1, 1000000000));
+  run->add_option("--resume", args.resume,
+                  "continue the interrupted run in this output folder (its run.json gives the scene and options)")
+      ->type_name("DIR");
 
   coulomb::cli::ViewArgs view_args;
   CLI::App* view = app.add_subcommand("view", "write OUT_DIR/replay.html: a 3D replay with plots of a run, one offline page");
   view->add_option("dir", view_args.dir, "output folder of `coulomb run`")->required();
   view->add_option("--out", view_args.out, "the page to write (default OUT_DIR/replay.html)");
-  view->add_option("--every", view_args.every, "keep every Nth recorded frame (a smaller page)")->check(CLI::Range(1, 1000000));
+  view->add_option("--every", view_args.every, "keep every Nth recorded frame (a smaller page)")->check(integer_in(1, 1000000));
   view->add_flag("--quiet,-q", view_args.quiet, "no summary");
 
   CLI::App* validate = app.add_subcommand("validate", "check a scene without simulating it");
-  add_scene_options(validate);
+  add_scene_options(validate, true);
 
   coulomb::cli::StudyArgs study_args;
   CLI::App* study = app.add_subcommand("study", "rerun the convergence studies of seeds 000 and 001 (CSV output; tools/study plots)");
   study->add_option("scenes", study_args.scenes, "scene files")->required();
   study->add_option("--out", study_args.out, "output folder");
   study->add_option("--part", study_args.part, "prox, orderings or all")->check(CLI::IsMember({"prox", "orderings", "all"}));
-  study->add_option("--steps", study_args.steps, "steps per run")->check(CLI::Range(1, 100000));
-  study->add_option("--max-iterations", study_args.max_iterations, "iterations per step")->check(CLI::Range(1, 1000000));
-  study->add_option("--tol", study_args.tol, "PROX absolute and relative tolerance")->check(CLI::NonNegativeNumber);
+  study->add_option("--steps", study_args.steps, "steps per run")->check(integer_in(1, 100000));
+  study->add_option("--max-iterations", study_args.max_iterations, "iterations per step")->check(integer_in(1, 1000000));
+  study->add_option("--tol", study_args.tol, "PROX absolute and relative tolerance")->check(finite_number(true));
   study->add_option("--theta-drop", study_args.theta_drop, "orderings: reach Theta <= drop * Theta of the first iteration")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number(false));
 
   bool json = false;
   CLI::App* info = app.add_subcommand("info", "list solvers, integrators, shapes and build features");
@@ -71,11 +135,12 @@ int main(int argc, char** argv) {
   CLI::App* fclib = app.add_subcommand("fclib", "solve FCLib local problems (HDF5) and compare merits with libfclib's");
   fclib->add_option("files", fclib_args.files, "FCLib local problem files")->required();
   fclib->add_option("--solver", fclib_args.solvers, "solver to run (repeatable; default: all with an assembled form)")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->check(kNonEmpty);
   fclib->add_option("--tol", fclib_args.tol, "abs_tol and rel_tol of the solvers (default 1e-8)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_number(true));
   fclib->add_option("--max-iterations", fclib_args.max_iterations, "iteration limit (default 10000)")
-      ->check(CLI::Range(1, 100000000));
+      ->check(integer_in(1, 100000000));
   std::string r_strategy(coulomb::to_string(fclib_args.r_strategy));
   const auto& r_strategies = coulomb::EnumNames<coulomb::RStrategy>::names;
   fclib->add_option("--r-strategy", r_strategy, "PROX r-factor strategy: global (r = 1/max A_ii), local, blocked")
@@ -108,7 +173,23 @@ int main(int argc, char** argv) {
       }))
     return code;
   if (sweep->parsed()) return coulomb::cli::sweep(sweep->remaining());
-  if (run->parsed()) return coulomb::cli::run(args);
+  if (run->parsed()) {
+    args.command_line.assign(argv, argv + argc);
+    if (!args.resume.empty()) {
+      // the interrupted run's own scene and options are in its run.json
+      for (const char* name : {"scene", "--solver", "--set", "--steps", "--dt", "--out", "--no-islands", "--broadphase",
+                               "--max-speed", "--dump-fclib", "--dump-steps", "--view", "--vtk", "--checkpoint-every"})
+        if (run->count(name) > 0) {
+          std::cerr << "coulomb: invalid input: --resume: " << name
+                    << " cannot be given with --resume (the run continues with the options in DIR/run.json)\n";
+          return 2;
+        }
+    } else if (args.scene.empty()) {
+      std::cerr << "coulomb: invalid input: run: a scene file is required (or --resume DIR)\n";
+      return 2;
+    }
+    return coulomb::cli::run(args);
+  }
   if (validate->parsed()) return coulomb::cli::validate(args);
   if (view->parsed()) return coulomb::cli::view(view_args);
   if (study->parsed()) return coulomb::cli::study(study_args);

@@ -1,7 +1,9 @@
 // `coulomb run`, `coulomb validate` and `coulomb info`.
 #include <coulomb/build_info.h>
+#include <coulomb/checkpoint.h>
 #include <coulomb/error.h>
 #include <coulomb/output.h>
+#include <coulomb/run_folder.h>
 #include <coulomb/scene_overrides.h>
 #include <coulomb/vtk_output.h>
 #include <coulomb/world.h>
@@ -9,12 +11,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <iterator>
+#include <memory>
 #include <optional>
 
 #include "commands.h"
 #include "fclib_dump.h"
+#include "run_manifest.h"
 
 namespace coulomb::cli {
 
@@ -39,73 +46,273 @@ void draw_progress(int step, int total, double ms_per_step) {
   std::fflush(stderr);
 }
 
+// the signal that asked the run to stop (SIGINT, SIGTERM), 0 while none did
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+void on_stop_signal(int sig) {
+  g_stop_signal = sig;
+  std::signal(sig, SIG_DFL);  // a second Ctrl-C stops at once
+}
+
+std::string file_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// Removes an earlier unfinished run's partial files and checkpoint (a new run replaces it).
+void remove_unfinished(const std::filesystem::path& out, const nlohmann::json& old) {
+  if (!old.is_object() || !old.contains("run_id") || !old["run_id"].is_string()) return;
+  std::error_code ignored;
+  for (const std::string& name : RunOutput::partial_names(old["run_id"].get<std::string>()))
+    std::filesystem::remove(out / name, ignored);
+  std::filesystem::remove(out / kCheckpointFile, ignored);
+}
+
+// Which run wrote the complete result files that are in `out` before this run replaces them.
+nlohmann::json earlier_complete_files(const std::filesystem::path& out, const nlohmann::json& old) {
+  if (old.is_object()) return old.value("complete_files", nlohmann::json());
+  if (std::filesystem::exists(out / "stats.jsonl"))
+    return {{"run_id", nullptr}, {"note", "written by a run before run.json existed"}};
+  return nullptr;
+}
+
+// the arguments as --resume needs them from any working directory: absolute paths
+nlohmann::json resumable_args(const RunArgs& a) {
+  nlohmann::json j = args_json(a);
+  std::error_code ec;
+  for (const char* key : {"scene", "out", "dump_fclib"})
+    if (const std::string p = j[key]; !p.empty())
+      if (const std::filesystem::path abs = std::filesystem::absolute(p, ec); !ec) j[key] = abs.lexically_normal().string();
+  return j;
+}
+
 }  // namespace
 
-int run(const RunArgs& a) {
-  return guarded([&] {
-    SceneDef scene = load_scene(a.scene, overrides_of(a));
-    WorldSettings settings;
-    settings.threads = a.threads;
-    settings.islands = !a.no_islands;
-    settings.broadphase = a.broadphase == "grid" ? BroadphaseType::Grid : BroadphaseType::SweepAndPrune;
-    settings.max_speed = a.max_speed;
-    World world(std::move(scene), settings);
-    const std::filesystem::path out =
-        a.out.empty() ? std::filesystem::path("out") / std::filesystem::path(a.scene).stem() : std::filesystem::path(a.out);
-    RunOutput output(out, world);
-    std::optional<VtkOutput> vtk;
-    if (a.vtk) vtk.emplace(out / "vtk", world);
-    std::optional<FclibDump> dump;
-    if (!a.dump_fclib.empty())
-      dump.emplace(a.dump_fclib, a.dump_steps.empty() ? StepRange{} : parse_step_range(a.dump_steps), world, a.scene);
-    else if (!a.dump_steps.empty())
-      throw InputError("--dump-steps", "needs --dump-fclib DIR");
+int run(const RunArgs& given) {
+  ignore_file_size_signal();  // a write past RLIMIT_FSIZE fails with EFBIG instead of killing us
+  const bool resuming = !given.resume.empty();
+  RunArgs a = given;
+  std::filesystem::path out;
+  nlohmann::json manifest;
+  std::optional<RunOutput> output;
+  std::unique_ptr<FolderLock> lock;
 
-    const bool progress = !a.quiet && isatty(STDERR_FILENO);
-    const auto t0 = std::chrono::steady_clock::now();
-    double max_pen = 0.0, sum_contacts = 0.0;
-    StepResult result;
-    while (world.step_count() < world.total_steps()) {
-      result = world.step();
-      output.write_step(world);
-      if (vtk) vtk->write_step(world);
-      if (dump && result.ok()) dump->after_step(world);
-      max_pen = std::max(max_pen, world.last_stats().max_penetration);
-      sum_contacts += world.last_stats().contacts;
-      if (!result.ok()) break;
-      if (progress && (world.step_count() % 10 == 0 || world.step_count() == world.total_steps())) {
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        draw_progress(world.step_count(), world.total_steps(), ms / world.step_count());
+  // after the manifest exists, every failure is recorded in it and the partial files go away
+  const auto record_failure = [&](const std::string& error) {
+    if (output) output->discard();
+    if (!manifest.is_object()) return;
+    std::error_code ignored;
+    std::filesystem::remove(out / kCheckpointFile, ignored);
+    manifest["status"] = "failed";
+    manifest["error"] = error;
+    manifest["checkpoint"] = nullptr;
+    manifest["partial_files"] = nlohmann::json::array();
+    try {
+      write_manifest(out, manifest);
+    } catch (const std::exception& e) {
+      std::cerr << "coulomb: error: " << e.what() << "\n";
+    }
+  };
+
+  const int code = guarded([&] {
+    try {
+      nlohmann::json old;
+      if (resuming) {
+        out = given.resume;
+        if (!std::filesystem::is_directory(out)) throw InputError("--resume", "no such output folder: " + out.string());
+        lock = std::make_unique<FolderLock>(out);
+        old = read_manifest(out);
+        if (old.is_null()) throw InputError("--resume", "no run.json in " + out.string() + ": nothing to resume");
+        const std::string status = old.value("status", "");
+        if (status != "interrupted" && status != "running")
+          throw InputError("--resume", "the run in " + out.string() + " is " + status + ", not interrupted: nothing to resume");
+        if (!old.contains("checkpoint") || old["checkpoint"].is_null())
+          throw InputError("--resume", "the run in " + out.string() +
+                                           " left no checkpoint (run with --checkpoint-every N to resume after kill -9)");
+        a = args_from_json(old["args"]);
+        a.quiet = given.quiet;
+        a.command_line = given.command_line;
+      } else {
+        out = a.out.empty() ? std::filesystem::path("out") / std::filesystem::path(a.scene).stem()
+                            : std::filesystem::path(a.out);
       }
-    }
-    output.finish(world);
-    if (vtk) vtk->finish();
-    if (progress) std::fprintf(stderr, "\n");
-    // the replay of a failed run is written too (it shows how the run went wrong); if the replay
-    // cannot be written, the run's own failure keeps its exit code
-    const int replay = a.view ? guarded([&] {
-      write_replay(ViewArgs{out.string(), "", 1, true});
+      // an existing folder is locked before the scene loads: a second run stops at once
+      if (!lock && std::filesystem::is_directory(out)) {
+        lock = std::make_unique<FolderLock>(out);
+        old = read_manifest(out);
+      }
+      if (a.checkpoint_every > 0 && (a.vtk || !a.dump_fclib.empty()))
+        throw InputError("--checkpoint-every", "cannot be combined with --vtk or --dump-fclib (they cannot be resumed)");
+
+      SceneDef scene = load_scene(a.scene, overrides_of(a));
+      const std::string scene_hash = fnv1a64_hex(file_bytes(a.scene));
+      WorldSettings settings;
+      settings.threads = a.threads;
+      settings.islands = !a.no_islands;
+      settings.broadphase = a.broadphase == "grid" ? BroadphaseType::Grid : BroadphaseType::SweepAndPrune;
+      settings.max_speed = a.max_speed;
+      World world(std::move(scene), settings);
+
+      std::error_code ec;
+      std::filesystem::create_directories(out, ec);
+      if (ec) throw OutputError("cannot create output folder " + out.string() + ": " + ec.message());
+      if (!lock) {
+        lock = std::make_unique<FolderLock>(out);  // a second run into `out` stops here
+        old = read_manifest(out);
+      }
+
+      double max_pen = 0.0, sum_contacts = 0.0;
+      std::string run_id;
+      if (resuming) {
+        if (old.value("scene_fnv1a64", "") != scene_hash)
+          throw InputError("--resume", "the scene file " + a.scene + " changed since the run started (fnv1a64 " +
+                                           old.value("scene_fnv1a64", "?") + ", now " + scene_hash + ")");
+        const Checkpoint ck = read_checkpoint(out);
+        run_id = old.value("run_id", "");
+        if (ck.run_id != run_id)
+          throw InputError("--resume", "checkpoint.json belongs to run " + ck.run_id + ", run.json to run " + run_id);
+        world.set_state(ck.state);
+        max_pen = ck.max_penetration;
+        sum_contacts = ck.contact_sum;
+        manifest = old;
+        manifest["status"] = "running";
+        manifest["resumed_at"].push_back(ck.state.step);
+        manifest["steps_done"] = ck.state.step;
+        write_manifest(out, manifest);
+        output.emplace(out, run_id, ck.sizes);
+      } else {
+        run_id = unique_run_id();
+        remove_unfinished(out, old);
+        manifest = {{"format", "coulomb-run/1"},
+                    {"run_id", run_id},
+                    {"status", "running"},
+                    {"command_line", a.command_line},
+                    {"args", resumable_args(a)},
+                    {"scene", a.scene},
+                    {"scene_fnv1a64", scene_hash},
+                    {"steps_done", 0},
+                    {"total_steps", world.total_steps()},
+                    {"started", utc_now()},
+                    {"checkpoint", nullptr},
+                    {"partial_files", RunOutput::partial_names(run_id)},
+                    {"resumed_at", nlohmann::json::array()},
+                    {"complete_files", earlier_complete_files(out, old)}};
+        write_manifest(out, manifest);
+        output.emplace(out, world, run_id);
+      }
+
+      std::optional<VtkOutput> vtk;
+      if (a.vtk) vtk.emplace(out / "vtk", world);
+      std::optional<FclibDump> dump;
+      if (!a.dump_fclib.empty())
+        dump.emplace(a.dump_fclib, a.dump_steps.empty() ? StepRange{} : parse_step_range(a.dump_steps), world, a.scene);
+      else if (!a.dump_steps.empty())
+        throw InputError("--dump-steps", "needs --dump-fclib DIR");
+
+      // the partial files on disk, the State beside them, then the manifest that points at both
+      const bool resumable = !a.vtk && a.dump_fclib.empty();
+      const auto checkpoint = [&] {
+        Checkpoint ck;
+        ck.run_id = run_id;
+        ck.sizes = output->sync();
+        ck.state = world.state();
+        ck.max_penetration = max_pen;
+        ck.contact_sum = sum_contacts;
+        write_checkpoint(out, ck);
+        manifest["checkpoint"] = {{"file", kCheckpointFile}, {"step", world.step_count()}};
+        manifest["steps_done"] = world.step_count();
+        write_manifest(out, manifest);
+      };
+
+      g_stop_signal = 0;
+      std::signal(SIGINT, on_stop_signal);
+      std::signal(SIGTERM, on_stop_signal);
+      const bool progress = !a.quiet && isatty(STDERR_FILENO);
+      const auto t0 = std::chrono::steady_clock::now();
+      const int first_step = world.step_count();
+      StepResult result;
+      while (world.step_count() < world.total_steps() && !g_stop_signal) {
+        result = world.step();
+        output->write_step(world);
+        if (vtk) vtk->write_step(world);
+        if (dump && result.ok()) dump->after_step(world);
+        max_pen = std::max(max_pen, world.last_stats().max_penetration);
+        sum_contacts += world.last_stats().contacts;
+        if (!result.ok()) break;
+        if (a.checkpoint_every > 0 && world.step_count() % a.checkpoint_every == 0 &&
+            world.step_count() < world.total_steps())
+          checkpoint();
+        if (progress && (world.step_count() % 10 == 0 || world.step_count() == world.total_steps())) {
+          const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+          draw_progress(world.step_count(), world.total_steps(), ms / std::max(1, world.step_count() - first_step));
+        }
+      }
+      if (progress) std::fprintf(stderr, "\n");
+
+      if (g_stop_signal && result.ok() && world.step_count() < world.total_steps()) {
+        // interrupted: the partial files and, when the run can be resumed, a checkpoint stay
+        const int sig = g_stop_signal;
+        if (resumable) checkpoint();
+        else output->sync();
+        manifest["status"] = "interrupted";
+        manifest["signal"] = sig == SIGINT ? "SIGINT" : "SIGTERM";
+        manifest["steps_done"] = world.step_count();
+        write_manifest(out, manifest);
+        std::cerr << "coulomb: interrupted at step " << world.step_count() << " of " << world.total_steps()
+                  << "; the partial outputs are in " << out.string() << " (see run.json)"
+                  << (resumable ? "; continue with: coulomb run --resume " + out.string() : std::string()) << "\n";
+        return 130;
+      }
+
+      output->finish(world);
+      if (vtk) vtk->finish();
+      std::error_code ignored;
+      std::filesystem::remove(out / kCheckpointFile, ignored);
+      manifest["steps_done"] = world.step_count();
+      manifest["checkpoint"] = nullptr;
+      manifest["partial_files"] = nlohmann::json::array();
+      manifest["status"] = result.ok() ? "complete" : "failed";
+      if (!result.ok()) manifest["error"] = result.message;
+      manifest["complete_files"] = {{"run_id", run_id},
+                                    {"status", manifest["status"]},
+                                    {"steps_done", world.step_count()},
+                                    {"finished", utc_now()}};
+      write_manifest(out, manifest);
+      output.reset();
+
+      // the replay of a failed run is written too (it shows how the run went wrong); if the replay
+      // cannot be written, the run's own failure keeps its exit code
+      const int replay = a.view ? guarded([&] {
+        write_replay(ViewArgs{out.string(), "", 1, true});
+        return 0;
+      })
+                                : 0;
+      if (result.status == StepResult::Status::Error) {  // a stage threw (World::step caught it)
+        std::cerr << "coulomb: error at " << result.message << "\n";
+        return 1;
+      }
+      if (!result.ok()) {
+        std::cerr << "coulomb: simulation became invalid at " << result.message << "\n";
+        return 3;
+      }
+      if (replay) return replay;
+      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (!a.quiet)
+        std::printf("%s: %d steps (%.3g s simulated) in %.3f s, %.3f ms/step, %.1f contacts/step, max penetration %.3g m -> %s\n",
+                    a.scene.c_str(), world.step_count(), world.time(), secs,
+                    1e3 * secs / std::max(1, world.step_count() - first_step),
+                    sum_contacts / std::max(1, world.step_count()), max_pen, out.string().c_str());
+      if (!a.quiet && dump)
+        std::printf("wrote %d FCLib local problems to %s\n", dump->written(), dump->dir().string().c_str());
       return 0;
-    })
-                              : 0;
-    if (result.status == StepResult::Status::Error) {  // a stage threw (World::step caught it)
-      std::cerr << "coulomb: error at " << result.message << "\n";
-      return 1;
+    } catch (const std::exception& e) {
+      record_failure(e.what());
+      throw;
     }
-    if (!result.ok()) {
-      std::cerr << "coulomb: simulation became invalid at " << result.message << "\n";
-      return 3;
-    }
-    if (replay) return replay;
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!a.quiet)
-      std::printf("%s: %d steps (%.3g s simulated) in %.3f s, %.3f ms/step, %.1f contacts/step, max penetration %.3g m -> %s\n",
-                  a.scene.c_str(), world.step_count(), world.time(), secs, 1e3 * secs / std::max(1, world.step_count()),
-                  sum_contacts / std::max(1, world.step_count()), max_pen, out.string().c_str());
-    if (!a.quiet && dump)
-      std::printf("wrote %d FCLib local problems to %s\n", dump->written(), dump->dir().string().c_str());
-    return 0;
   });
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  return code;
 }
 
 int validate(const RunArgs& a) {

@@ -29,6 +29,9 @@
 #include <string>
 #include <vector>
 
+#include <coulomb/run_folder.h>
+#include <coulomb/scene_overrides.h>
+
 #include "commands.h"
 
 namespace coulomb::cli {
@@ -83,11 +86,10 @@ class Blob {
 };
 
 Json read_json_file(const fs::path& p) {
-  std::ifstream f(p);
-  if (!f) throw InputError(p.string(), "cannot read the file");
+  // the scene reader's checks: size, depth, range, NUL bytes, duplicate keys
   try {
-    return Json::parse(f);
-  } catch (const Json::exception& e) {
+    return read_scene_file(p);
+  } catch (const InputError& e) {
     throw InputError(p.string(), std::string("not valid JSON: ") + e.what());
   }
 }
@@ -192,8 +194,8 @@ void for_each_line(const fs::path& p, F&& f) {
     const std::string where = p.filename().string() + ":" + std::to_string(n);
     Json line;
     try {
-      line = Json::parse(text);
-    } catch (const Json::exception& e) {
+      line = parse_scene_text(text, where);
+    } catch (const InputError& e) {
       throw InputError(where, std::string("not valid JSON (a truncated run?): ") + e.what());
     }
     f(line, where);
@@ -330,17 +332,12 @@ ViewResult write_replay(const ViewArgs& a) {
     throw std::runtime_error(tpl_path.string() + " is not a replay template (no " + marker + "); rebuild coulomb_viewer");
 
   const fs::path out = a.out.empty() ? dir / "replay.html" : fs::path(a.out);
-  const fs::path tmp = out.string() + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error("cannot write " + tmp.string());
-    f.write(tpl.data(), std::streamsize(at));
-    f << "<script type=\"application/json\" id=\"coulomb-meta\">" << script_json(meta) << "</script>\n"
-      << "<script type=\"application/octet-stream\" id=\"coulomb-bin\">" << base64(blob.bytes()) << "</script>";
-    f.write(tpl.data() + at + marker.size(), std::streamsize(tpl.size() - at - marker.size()));
-    if (!f.flush()) throw std::runtime_error("cannot write " + tmp.string() + " (disk full?)");
-  }
-  fs::rename(tmp, out);
+  // checked writes, a unique temporary and an atomic rename (run_folder.h)
+  std::string page(tpl.data(), at);
+  page += "<script type=\"application/json\" id=\"coulomb-meta\">" + script_json(meta) + "</script>\n";
+  page += "<script type=\"application/octet-stream\" id=\"coulomb-bin\">" + base64(blob.bytes()) + "</script>";
+  page.append(tpl, at + marker.size());
+  write_file_atomically(out, page);
   return {out.string(), int(frames.time.size()), int(bodies.size()), int(softs.size()), std::uintmax_t(fs::file_size(out))};
 }
 

@@ -17,9 +17,16 @@ struct SceneOverrides {
   int steps = 0;                 // > 0: replaces the duration or step count
 };
 
-// Reads a scene file as JSON. Throws InputError (pointer "") for a missing file, invalid JSON
-// (with line and column) or a key repeated within one object.
+// Largest scene file read_scene_file reads (a guard against /dev/zero or a wrong file).
+inline constexpr std::size_t kMaxSceneBytes = std::size_t(256) << 20;
+
+// Reads a scene file as JSON, in linear time. Throws InputError (pointer "") for a missing file, a
+// file over kMaxSceneBytes, invalid JSON or a NUL byte (with line and column); and at the value's
+// pointer for a key repeated within one object, nesting deeper than 256 levels or a number
+// outside the double range (1e400).
 nlohmann::json read_scene_file(const std::filesystem::path& file);
+// The same checks on JSON text; `source` names it in messages.
+nlohmann::json parse_scene_text(const std::string& text, const std::string& source);
 // Applies the overrides to a scene document. Throws InputError naming the option.
 void apply_overrides(nlohmann::json& doc, const SceneOverrides& o);
 // read_scene_file + apply_overrides + parse_scene.

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Outputs that must not lie or get lost (issue 11), end to end through `coulomb run`:
+# write errors (a file-size limit), the folder lock, run.json, SIGINT, --checkpoint-every and
+# --resume after SIGINT and after kill -9, with outputs byte-identical to an uninterrupted run's
+# (stats.jsonl compared without its wall-clock *_ms fields, which no two runs share).
+# usage: run_outputs_test.sh COULOMB_EXE SOURCE_DIR
+set -u
+exe="$1"; src="$2"
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+fails=0; passes=0
+ok() { passes=$((passes + 1)); }
+bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+scene="$src/scenes/tower.json"
+steps=120
+status_of() { python3 -c "import json,sys; m=json.load(open(sys.argv[1])); print(m['status'], m['steps_done'])" "$1/run.json"; }
+# the same bytes, stats.jsonl without the timings
+same_outputs() {  # same_outputs NAME DIR_A DIR_B
+  local f
+  for f in frames.jsonl final_state.json geometry.json; do
+    cmp -s "$2/$f" "$3/$f" && ok || bad "$1: $f differs"
+  done
+  strip() { sed -E 's/"(wall|detect|assemble|solve|integrate)_ms":[-0-9.e+]+,?//g' "$1"; }
+  if [ "$(wc -l <"$2/stats.jsonl")" -eq "$steps" ] && cmp -s <(strip "$2/stats.jsonl") <(strip "$3/stats.jsonl"); then ok
+  else bad "$1: stats.jsonl differs beyond the timings"; fi
+}
+# wait until the run writing into DIR has checkpointed at least N steps (run.json says so)
+wait_steps() {  # wait_steps DIR N
+  for _ in $(seq 1 1000); do
+    python3 - "$1/run.json" "$2" 2>/dev/null <<'PY' && return 0
+import json, sys
+m = json.load(open(sys.argv[1]))
+sys.exit(0 if m["status"] == "running" and m["steps_done"] >= int(sys.argv[2]) else 1)
+PY
+    sleep 0.02
+  done
+  return 1
+}
+
+# reference: one uninterrupted run
+"$exe" run "$scene" --out "$tmp/ref" --steps $steps --quiet && ok || bad "reference run"
+[ "$(status_of "$tmp/ref")" = "complete $steps" ] && ok || bad "reference run.json: $(status_of "$tmp/ref")"
+
+# SIGINT: exit 130, partial files and a checkpoint, run.json says interrupted; --resume finishes it
+"$exe" run "$scene" --out "$tmp/int" --steps $steps --checkpoint-every 10 --quiet & pid=$!
+wait_steps "$tmp/int" 30 || bad "sigint: the run did not start"
+kill -INT $pid; wait $pid; rc=$?
+[ $rc -eq 130 ] && ok || bad "sigint: exit $rc, expected 130"
+set -- $(status_of "$tmp/int")
+if [ "$1" = interrupted ] && [ "$2" -ge 30 ] && [ "$2" -lt $steps ]; then ok; else bad "sigint: run.json says $*"; fi
+[ ! -e "$tmp/int/stats.jsonl" ] && ok || bad "sigint: a complete-looking stats.jsonl appeared"
+"$exe" run --resume "$tmp/int" --quiet && ok || bad "resume after sigint"
+[ "$(status_of "$tmp/int")" = "complete $steps" ] && ok || bad "resumed run.json: $(status_of "$tmp/int")"
+same_outputs "resume after sigint" "$tmp/int" "$tmp/ref"
+ls "$tmp/int" | grep -q '\.part$\|checkpoint.json' && bad "resume left partial files: $(ls "$tmp/int")" || ok
+
+# kill -9 with --checkpoint-every: resumes from the last checkpoint, same outputs
+"$exe" run "$scene" --out "$tmp/k9" --steps $steps --checkpoint-every 20 --quiet & pid=$!
+wait_steps "$tmp/k9" 40 || bad "kill -9: the run did not start"
+sleep 0.1  # between two checkpoints: the partial files are longer than the checkpoint says
+kill -9 $pid; wait $pid 2>/dev/null
+set -- $(status_of "$tmp/k9")
+[ "$1" = running ] && ok || bad "kill -9: run.json says $* (expected running: the writer died)"
+"$exe" run --resume "$tmp/k9" --quiet && ok || bad "resume after kill -9"
+same_outputs "resume after kill -9" "$tmp/k9" "$tmp/ref"
+"$exe" run --resume "$tmp/k9" --quiet 2>"$tmp/err.txt"; rc=$?
+[ $rc -eq 2 ] && grep -q "not interrupted" "$tmp/err.txt" && ok || bad "resume of a complete run: exit $rc $(cat "$tmp/err.txt")"
+
+# a write error (file-size limit): exit 1 naming the OS error, the earlier results untouched
+cp -r "$tmp/ref" "$tmp/full"
+(ulimit -f 64; exec "$exe" run "$scene" --out "$tmp/full" --steps 1000 --quiet) 2>"$tmp/err.txt"; rc=$?
+[ $rc -eq 1 ] && grep -q "File too large" "$tmp/err.txt" && ok || bad "fsize: exit $rc: $(cat "$tmp/err.txt")"
+same_outputs "fsize keeps the earlier results" "$tmp/full" "$tmp/ref"
+set -- $(status_of "$tmp/full")
+[ "$1" = failed ] && ok || bad "fsize: run.json says $*"
+python3 -c "import json,sys; m=json.load(open(sys.argv[1])); sys.exit(m['complete_files']['steps_done'] != $steps)" "$tmp/full/run.json" \
+  && ok || bad "fsize: run.json does not name the earlier complete run"
+ls "$tmp/full" | grep -q '\.part$\|\.tmp$' && bad "fsize left partial files: $(ls "$tmp/full")" || ok
+
+# a second run into a folder in use fails at once
+"$exe" run "$scene" --out "$tmp/lock" --steps 3000 --checkpoint-every 1 --quiet & pid=$!
+wait_steps "$tmp/lock" 1 || bad "lock: the first run did not start"
+"$exe" run "$scene" --out "$tmp/lock" --steps 10 --quiet 2>"$tmp/err.txt"; rc=$?
+[ $rc -eq 1 ] && grep -q "another coulomb run is writing into" "$tmp/err.txt" && ok || bad "lock: exit $rc: $(cat "$tmp/err.txt")"
+kill -INT $pid; wait $pid
+
+# --resume takes its options from run.json only
+"$exe" run --resume "$tmp/lock" --steps 5 --quiet 2>"$tmp/err.txt"; rc=$?
+[ $rc -eq 2 ] && ok || bad "resume with --steps: exit $rc"
+
+echo "run outputs: $passes passed, $fails failed"
+[ $fails -eq 0 ]

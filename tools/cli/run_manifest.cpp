@@ -1,0 +1,76 @@
+// run.json: see run_manifest.h.
+#include "run_manifest.h"
+
+#include <coulomb/error.h>
+#include <coulomb/run_folder.h>
+#include <coulomb/scene_overrides.h>
+
+#include <ctime>
+
+namespace coulomb::cli {
+
+nlohmann::json args_json(const RunArgs& a) {
+  return {{"scene", a.scene},           {"out", a.out},
+          {"solver", a.solver},         {"set", a.set},
+          {"steps", a.steps},           {"dt", a.dt},
+          {"threads", a.threads},       {"no_islands", a.no_islands},
+          {"broadphase", a.broadphase}, {"max_speed", a.max_speed},
+          {"dump_fclib", a.dump_fclib}, {"dump_steps", a.dump_steps},
+          {"view", a.view},             {"vtk", a.vtk},
+          {"checkpoint_every", a.checkpoint_every}};
+}
+
+RunArgs args_from_json(const nlohmann::json& j) {
+  const auto get = [&](const char* key, auto& into) {
+    if (!j.contains(key)) throw InputError(std::string("/args/") + key, "missing in run.json");
+    try {
+      j.at(key).get_to(into);
+    } catch (const nlohmann::json::exception&) {
+      throw InputError(std::string("/args/") + key, "has the wrong type in run.json");
+    }
+  };
+  if (!j.is_object()) throw InputError("/args", "expected an object in run.json");
+  RunArgs a;
+  get("scene", a.scene);
+  get("out", a.out);
+  get("solver", a.solver);
+  get("set", a.set);
+  get("steps", a.steps);
+  get("dt", a.dt);
+  get("threads", a.threads);
+  get("no_islands", a.no_islands);
+  get("broadphase", a.broadphase);
+  get("max_speed", a.max_speed);
+  get("dump_fclib", a.dump_fclib);
+  get("dump_steps", a.dump_steps);
+  get("view", a.view);
+  get("vtk", a.vtk);
+  get("checkpoint_every", a.checkpoint_every);
+  return a;
+}
+
+nlohmann::json read_manifest(const std::filesystem::path& dir) {
+  const std::filesystem::path file = dir / kManifestFile;
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return nullptr;
+  nlohmann::json m = read_scene_file(file);  // the scene reader's checked JSON
+  if (!m.is_object() || m.value("format", "") != "coulomb-run/1")
+    throw InputError("/format", file.string() + " is not a coulomb-run/1 manifest");
+  return m;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+void write_manifest(const std::filesystem::path& dir, nlohmann::json& manifest) {
+  manifest["updated"] = utc_now();
+  write_file_atomically(dir / kManifestFile, manifest.dump(2) + "\n");
+}
+
+}  // namespace coulomb::cli
