@@ -48,7 +48,7 @@ void ccd_first_dir(const void* o1, const void* o2, ccd_vec3_t* dir) {
 }
 
 // outward face normals in the world: candidate axes when EPA needs a second opinion
-void face_axes(const CcdBody& body, double sign, std::vector<Vec3>& axes) {
+void face_axes(const CcdBody& body, double sign, AxisList& axes) {
   const Shape& s = *body.shape;
   for (int k = (s.type == ShapeType::Box ? 0 : s.type == ShapeType::Cylinder ? 2 : 3); k < 3; ++k)
     for (double side : {sign, -sign}) axes.push_back(side * body.pose.rotate(Vec3::Unit(k)));
@@ -103,7 +103,7 @@ Axis ccd_penetration(const CcdBody& a, const CcdBody& b, double scale, Penetrati
   const double touching = 1e-6 * scale;
   const Axis first = ccd_epa(a, b, ccd, touching, pen);
   if (first != Axis::Estimated) return first;
-  std::vector<Vec3> axes;
+  AxisList axes;
   if (unit(pen.n)) axes.push_back(pen.n);
   ccd_real_t depth = 0.0;
   ccd_vec3_t dir, pos;
@@ -134,7 +134,7 @@ bool is_polytope(const Shape& s) { return s.type == ShapeType::Box || s.type == 
 // the separation along the best axis, exact for face-vertex and edge-edge closest features.
 Penetration polytope_sat(const Placed& a, const Placed& b, double scale) {
   const CcdBody ba{&a.shape, a.pose, 0.0}, bb{&b.shape, b.pose, 0.0};
-  std::vector<Vec3> fa, ea, fb, eb;
+  AxisList fa, ea, fb, eb;
   polytope_axes(a.shape, fa, ea);
   polytope_axes(b.shape, fb, eb);
   const double tol = 1e-9 * scale;
@@ -164,12 +164,12 @@ Penetration polytope_sat(const Placed& a, const Placed& b, double scale) {
 // Minkowski sums), exact whenever dist(A, B) < e.
 }  // namespace
 
-void polytope_axes(const Shape& s, std::vector<Vec3>& faces, std::vector<Vec3>& edges) {
+void polytope_axes(const Shape& s, AxisList& faces, AxisList& edges) {
   if (s.type == ShapeType::Box) {
     for (int k = 0; k < 3; ++k) faces.push_back(Vec3::Unit(k)), faces.push_back(-Vec3::Unit(k)), edges.push_back(Vec3::Unit(k));
     return;
   }
-  faces = s.hull.face_normals;
+  faces.assign(s.hull.face_normals.begin(), s.hull.face_normals.end());
   for (const auto& f : s.hull.faces)
     for (std::size_t i = 0; i < f.size(); ++i) {
       const Vec3 e = (s.hull.vertices[std::size_t(f[(i + 1) % f.size()])] - s.hull.vertices[std::size_t(f[i])]).normalized();
