@@ -153,14 +153,20 @@ bool is_polytope(const Shape& s) { return s.type == ShapeType::Box || s.type == 
 
 // The separating-axis test of penetration.cpp (face axes win ties) on polytopes whose vertices
 // are already in the world: a triangle pair costs 11 axes x 6 dot products.
-Penetration polytope_sat(const WorldPolytope& a, const WorldPolytope& b, double scale) {
+// Stops at the first axis that separates them by more than `envelope`: the best depth only
+// decreases, so the pair is dropped (keep() is false) either way (the funnel spent 28% of its
+// time here, on triangle pairs whose boxes overlap but that are apart).
+Penetration polytope_sat(const WorldPolytope& a, const WorldPolytope& b, double scale, double envelope) {
   Penetration best{Vec3::Zero(), std::numeric_limits<double>::infinity()};
   const auto consider = [&](const Vec3& n, double bias) {
     const double o = a.max_along(n) - b.min_along(n);
     if (o + bias < best.depth) best = {n, o};
+    return !keep(best.depth, envelope);
   };
-  for (const Vec3& n : a.faces) consider(n, 0.0);
-  for (const Vec3& n : b.faces) consider(-n, 0.0);
+  for (const Vec3& n : a.faces)
+    if (consider(n, 0.0)) return best;
+  for (const Vec3& n : b.faces)
+    if (consider(-n, 0.0)) return best;
   const Vec3 centres = b.centre - a.centre;
   const double tol = 1e-9 * scale;
   for (const Vec3& e1 : a.edges)
@@ -170,7 +176,7 @@ Penetration polytope_sat(const WorldPolytope& a, const WorldPolytope& b, double 
       if (len < 1e-6) continue;
       n /= len;
       if (n.dot(centres) < 0.0) n = -n;
-      consider(n, tol);
+      if (consider(n, tol)) return best;
     }
   return best;
 }
@@ -273,7 +279,7 @@ void mesh_convex(const ShapeLibrary& lib, const Placed& a, const Placed& b, doub
     Penetration pen;
     if (polytope) {
       wt.set_triangle(m, t, a.pose);
-      pen = polytope_sat(wt, wb, scale);
+      pen = polytope_sat(wt, wb, scale, env);
       if (!keep(pen.depth, env)) continue;
     } else if (!penetration(tp, b, scale, env, pen)) {
       continue;
@@ -341,7 +347,7 @@ void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env
     }
     if (apart) continue;
     const Vec3 &na = wa.faces[0], &nb = wb.faces[0];
-    Penetration pen = polytope_sat(wa, wb, scale);
+    Penetration pen = polytope_sat(wa, wb, scale, env);
     if (!keep(pen.depth, env)) continue;
     const Placed pa{-1, tri_a.set(ma, i), a.pose}, pb{-1, tri_b.set(mb, j), b.pose};
     const std::size_t first = out.size();

@@ -132,7 +132,9 @@ bool is_polytope(const Shape& s) { return s.type == ShapeType::Box || s.type == 
 // EPA may wander on the exactly aligned faces of a stack. Face axes win ties within `tol`, so
 // stacked faces get their face normal and not an edge axis of equal overlap. A negative depth is
 // the separation along the best axis, exact for face-vertex and edge-edge closest features.
-Penetration polytope_sat(const Placed& a, const Placed& b, double scale) {
+// Stops at the first axis that separates them by more than `envelope` (the best depth only
+// decreases: the pair is dropped either way).
+Penetration polytope_sat(const Placed& a, const Placed& b, double scale, double envelope) {
   const CcdBody ba{&a.shape, a.pose, 0.0}, bb{&b.shape, b.pose, 0.0};
   AxisList fa, ea, fb, eb;
   polytope_axes(a.shape, fa, ea);
@@ -142,9 +144,12 @@ Penetration polytope_sat(const Placed& a, const Placed& b, double scale) {
   auto consider = [&](const Vec3& n, double bias) {
     const double o = overlap(ba, bb, n);
     if (o + bias < best.depth) best = {n, o};
+    return !keep(best.depth, envelope);
   };
-  for (const Vec3& n : fa) consider(a.pose.rotate(n), 0.0);
-  for (const Vec3& n : fb) consider(-b.pose.rotate(n), 0.0);
+  for (const Vec3& n : fa)
+    if (consider(a.pose.rotate(n), 0.0)) return best;
+  for (const Vec3& n : fb)
+    if (consider(-b.pose.rotate(n), 0.0)) return best;
   const Vec3 centres = b.pose.p - a.pose.p;
   for (const Vec3& e1 : ea)
     for (const Vec3& e2 : eb) {
@@ -152,7 +157,7 @@ Penetration polytope_sat(const Placed& a, const Placed& b, double scale) {
       if (n.norm() < 1e-6) continue;  // parallel edges: covered by the face axes
       n.normalize();
       if (n.dot(centres) < 0.0) n = -n;
-      consider(n, tol);
+      if (consider(n, tol)) return best;
     }
   return best;
 }
@@ -181,7 +186,7 @@ void polytope_axes(const Shape& s, AxisList& faces, AxisList& edges) {
 
 bool penetration(const Placed& a, const Placed& b, double scale, double envelope, Penetration& pen) {
   if (is_polytope(a.shape) && is_polytope(b.shape)) {
-    pen = polytope_sat(a, b, scale);
+    pen = polytope_sat(a, b, scale, envelope);
     return keep(pen.depth, envelope);
   }
   CcdBody body_a{&a.shape, a.pose, 0.0}, body_b{&b.shape, b.pose, 0.0};
