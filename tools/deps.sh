@@ -2,7 +2,7 @@
 # all are present (apt-get; sudo when not root).
 COULOMB_PACKAGES=(cmake g++ make pkg-config libeigen3-dev libccd-dev libbullet-dev libtet1.5-dev
   libspdlog-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libfclib-dev libtbb-dev libtinyobjloader-dev
+  libfclib-dev libtbb-dev libtinyobjloader-dev libboost-dev
   # the Python module and `coulomb sweep` (python/README.md), for Debian's /usr/bin/python3
   python3 python3-dev python3-pybind11 python3-numpy python3-pytest python3-distributed python3-matplotlib
   # cpack -G DEB (dpkg-shlibdeps, file) (tools/package/README.md)

@@ -13,8 +13,12 @@
 //   RigidVertex:    a = rigid body (point on its surface), b = soft surface vertex
 //   RigidTriangle:  a = rigid body (a corner/vertex of its shape), b = soft surface triangle
 //   VertexTriangle: a = surface vertex of soft body i, b = surface triangle of soft body j != i
+//                   (or j == i with `self_contacts`: a triangle not containing the vertex)
+//   EdgeEdge:       a = surface edge of soft body i (2 vertices, weights (1 - s, s, 0)),
+//                   b = surface edge of soft body j (j == i allowed with `self_contacts`, the
+//                   edges sharing no vertex); only with `edge_edge` (seed 004 s.5)
 // Soft surfaces are thickened by `thickness`: offset = thickness per soft side (0, 1 or 2 of
-// them: RigidVertex and RigidTriangle have 1, VertexTriangle has 2).
+// them: RigidVertex and RigidTriangle have 1, VertexTriangle and EdgeEdge have 2).
 #pragma once
 #include <coulomb/detect.h>
 #include <coulomb/math.h>
@@ -28,10 +32,11 @@
 
 namespace coulomb {
 
-enum class SoftContactKind : std::uint8_t { RigidVertex = 0, RigidTriangle = 1, VertexTriangle = 2 };
+enum class SoftContactKind : std::uint8_t { RigidVertex = 0, RigidTriangle = 1, VertexTriangle = 2, EdgeEdge = 3 };
 
 // One side of a contact: a point fixed on a rigid body, or a point on a soft body's surface
-// given by 1 vertex (weights (1,0,0)) or a triangle's 3 vertices with barycentric weights.
+// given by 1 vertex (weights (1,0,0)), an edge's 2 vertices (weights (1 - s, s, 0), vertex[2] = -1)
+// or a triangle's 3 vertices with barycentric weights. Consumers loop over the vertices != -1.
 struct ContactSide {
   int rigid = -1;                         // rigid body index, -1 if the side is soft
   int soft = -1;                          // soft body index, -1 if the side is rigid
@@ -40,7 +45,7 @@ struct ContactSide {
   Vec3 point = Vec3::Zero();              // world position of this side's contact point at detection (unit: m)
   // rigid: which point of the shape (RigidTriangle: the corner/vertex id, compound child k's
   // point f as (k + 1) * 1024 + f; RigidVertex: the compound child, -1 for a plain shape);
-  // soft: the surface triangle index into SoftSurface::faces, -1 for a vertex side
+  // soft: the surface triangle index into SoftSurface::faces, -1 for a vertex or edge side
   int feature = -1;
 };
 
@@ -75,6 +80,13 @@ struct SoftDetectInput {
   std::vector<SoftSurface> soft;
   double thickness = 0.0;  // radius given to soft vertices and surfaces (unit: m), >= 0
   bool soft_soft = true;   // detect VertexTriangle contacts between different soft bodies
+  // VertexTriangle contacts within one soft body (a vertex against a non-adjacent triangle of its
+  // own surface, closer than the envelope; off by default: scene key `soft.self_contacts`)
+  bool self_contacts = false;
+  // EdgeEdge contacts between soft surfaces (different bodies, and within one body with
+  // self_contacts): two non-adjacent edges closer than the envelope whose closest points are
+  // interior to both (off by default: scene key `soft.edge_edge`)
+  bool edge_edge = false;
   // Deepest penetration of a point behind a soft surface that is still reported (RigidTriangle
   // and VertexTriangle), beyond the pair envelope (unit: m). Negative: a quarter of the smallest
   // extent of that soft body's bounding box. A deeper point is a body passing through, not a contact.
@@ -86,6 +98,7 @@ struct SoftDetectInput {
 
 struct SoftDetectStats {
   int rigid_vertex = 0, rigid_triangle = 0, vertex_triangle = 0;  // contacts of each kind
+  int edge_edge = 0, self_vertex_triangle = 0;  // EdgeEdge contacts; VertexTriangle ones within one body (also in vertex_triangle)
   int pairs = 0;  // candidate (rigid, soft) and (soft, soft) body pairs from the broadphase
 };
 
