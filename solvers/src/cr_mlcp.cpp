@@ -45,6 +45,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <numbers>
 
@@ -64,6 +66,7 @@ struct Row {
   double c = 0.0;    // right-hand side (unit: m/s or rad/s)
   double D = 0.0;    // compliance / h^2
   double S = 0.0;    // S_d entry (Z J A_d^-1 J^T + D)
+  double mobility = 0.0;  // J M^-1 J^T: how far an impulse moves the row over a step, per h
   double value = 0.0;  // C at the linearisation point
   int e0 = 0, e1 = 0;  // entries
 };
@@ -331,11 +334,13 @@ void CrMlcp::duplicate_scaling() {
 void CrMlcp::precompute_S() {
   for (int r = 0; r < m_; ++r) {
     Row& row = rows_[std::size_t(r)];
-    double s = 0.0;
+    double s = 0.0, mob = 0.0;
     for (int e = row.e0; e < row.e1; ++e) {
       const int c = col_[std::size_t(e)], nc = ncol_[std::size_t(e)];
       s += J_[std::size_t(e)].head(nc).cwiseAbs2().dot(Ad_inv_.segment(c, nc));
+      mob += J_[std::size_t(e)].head(nc).cwiseAbs2().dot(sys_.mass_diag.segment(c, nc).cwiseInverse());
     }
+    row.mobility = mob;
     const double Z = row.contact >= 0 ? cs_[std::size_t(row.contact)].Z : 1.0;
     row.S = Z * s + row.D;
     if (!(row.S > 0.0)) row.S = 1.0;  // a row on DOFs that do not move: harmless, never moves anything
@@ -435,7 +440,9 @@ bool CrMlcp::evaluate_constraints(const Vec& yc) {
     double& lambda = y[n_ + n];
     if (active(n)) {
       // eq. 13: separating and attracting -> deactivate (unless the change is below eps_2)
-      if (g >= 0.0 && lambda <= 0.0 && h_ * rows_[std::size_t(n)].S * Zinv * std::abs(lambda) > eps2_) {
+      // (g within the tolerance of 0 counts as separating: at convergence an active row has J v = c
+      // up to its residual)
+      if (g >= -vtol && lambda <= 0.0 && h_ * rows_[std::size_t(n)].mobility * Zinv * std::abs(lambda) > eps2_) {
         active_[std::size_t(n)] = active_[std::size_t(t1)] = active_[std::size_t(t2)] = 0;
         lambda = y[n_ + t1] = y[n_ + t2] = 0.0;
         st.mode = Friction::None;
@@ -468,7 +475,7 @@ bool CrMlcp::evaluate_constraints(const Vec& yc) {
     }
     if (!friction || mu <= 0.0) continue;
     const Vec2 s(gap_rate(t1, y), gap_rate(t2, y));
-    const double St = 0.5 * (rows_[std::size_t(t1)].S + rows_[std::size_t(t2)].S) * Zinv;
+    const double St = 0.5 * (rows_[std::size_t(t1)].mobility + rows_[std::size_t(t2)].mobility) * Zinv;
     if (st.mode == Friction::Static) {
       const Vec2 gamma(y[n_ + t1], y[n_ + t2]);
       const double gn = gamma.norm();
@@ -712,6 +719,14 @@ SolverStats CrMlcp::run() {
     done = false;
   }
   store(y_);
+  if (std::getenv("CR_DEBUG"))
+    for (std::size_t k = 0; k < contacts_.size(); ++k) {
+      const int n = contact_row_[k];
+      std::fprintf(stderr, "contact %zu act %d mode %d lam %.4g gam %.4g %.4g ghat %.4g %.4g s %.4g %.4g n %.3f %.3f %.3f mu %.2f\n", k,
+                   int(active_[std::size_t(n)]), int(cs_[k].mode), y_[n_ + n], y_[n_ + n + 1], y_[n_ + n + 2],
+                   cs_[k].gamma_hat[0], cs_[k].gamma_hat[1], gap_rate(n + 1, y_), gap_rate(n + 2, y_),
+                   contacts_[k].normal.x(), contacts_[k].normal.y(), contacts_[k].normal.z(), contacts_[k].mu);
+    }
   st.iterations = it;
   st.residual = r_.norm() / dnorm_;
   st.merit = contact_merit(y_);

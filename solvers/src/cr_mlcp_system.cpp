@@ -147,6 +147,18 @@ void build_cr_velocity_system(const PositionProblem& p, const CrMlcpOptions& o, 
   }
   out.A.resize(n, n);
   out.A.setFromTriplets(trip.begin(), trip.end());
+  out.mass_diag = Eigen::VectorXd::Zero(n);
+  for (int i = 0; i < nr; ++i)
+    if (const int c = out.offset[std::size_t(i)]; c >= 0) {
+      const Mat3 R = p.q0.size() == p.q.size() ? p.q0[std::size_t(i)].toRotationMatrix() : p.q[std::size_t(i)].toRotationMatrix();
+      Vec3 inertia;
+      for (int a = 0; a < 3; ++a)
+        inertia[a] = p.inv_inertia[std::size_t(i)][a] > 0.0 ? 1.0 / p.inv_inertia[std::size_t(i)][a] : 1e12 / p.inv_mass[std::size_t(i)];
+      out.mass_diag.segment<3>(c).setConstant(1.0 / p.inv_mass[std::size_t(i)]);
+      out.mass_diag.segment<3>(c + 3) = (R * inertia.asDiagonal() * R.transpose()).diagonal();
+    }
+  for (int j = 0; j < np; ++j)
+    if (const int c = out.offset[std::size_t(nr + j)]; c >= 0) out.mass_diag.segment<3>(c).setConstant(1.0 / p.p_inv_mass[std::size_t(j)]);
 }
 
 }  // namespace coulomb

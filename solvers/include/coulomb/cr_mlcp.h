@@ -29,6 +29,7 @@ struct CrVelocitySystem {
   int size = 0;             // unknowns: 6 per moving rigid body, 3 per moving particle
   Eigen::SparseMatrix<double> A;
   Eigen::VectorXd b;
+  Eigen::VectorXd mass_diag;  // (size) the diagonal of M alone (the mobility of Algorithm 2 line 19)
   Eigen::VectorXd v_fixed;  // (6 per DOF) velocities of the DOFs that do not move (world frame)
 };
 
