@@ -45,8 +45,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <numbers>
 
@@ -719,14 +717,6 @@ SolverStats CrMlcp::run() {
     done = false;
   }
   store(y_);
-  if (std::getenv("CR_DEBUG"))
-    for (std::size_t k = 0; k < contacts_.size(); ++k) {
-      const int n = contact_row_[k];
-      std::fprintf(stderr, "contact %zu act %d mode %d lam %.4g gam %.4g %.4g ghat %.4g %.4g s %.4g %.4g n %.3f %.3f %.3f mu %.2f\n", k,
-                   int(active_[std::size_t(n)]), int(cs_[k].mode), y_[n_ + n], y_[n_ + n + 1], y_[n_ + n + 2],
-                   cs_[k].gamma_hat[0], cs_[k].gamma_hat[1], gap_rate(n + 1, y_), gap_rate(n + 2, y_),
-                   contacts_[k].normal.x(), contacts_[k].normal.y(), contacts_[k].normal.z(), contacts_[k].mu);
-    }
   st.iterations = it;
   st.residual = r_.norm() / dnorm_;
   st.merit = contact_merit(y_);

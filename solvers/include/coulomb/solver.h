@@ -17,9 +17,9 @@ namespace coulomb {
 // which solve function of SolverInfo is set.
 enum class ProblemKind {
   Velocity,  // a ContactProblem, impulses from v = A lambda + b (solve, solve_assembled): pgs, prox-*
-  Position,  // a PositionProblem, its DOFs moved in place (solve_position): xpbd-jacobi, and
+  Position,  // a PositionProblem, its DOFs moved in place (solve_position): xpbd-jacobi,
              // newton-pcr (seed 003: the same implicit-Euler unknowns, solved as one Newton system)
-  // to come: Mlcp (seed 004: the MLCP with active-set switching), with its problem and stages
+             // and cr-mlcp (seed 004: the semi-implicit FEM system as an MLCP, solved by CR)
 };
 template <>
 struct EnumNames<ProblemKind> {
