@@ -90,7 +90,8 @@ class CrMlcp {
   void linearise(const Vec* vstar);
   void start_configuration();
   void recompute(const Vec& y);  // Algorithm 1 lines 19-21
-  bool measure(const Vec& y);     // lines 25-27: true if the linear model is off somewhere
+  bool measure(const Vec& y);     // line 27: true if the linear model is off somewhere
+  bool new_collisions();          // line 25: contacts from the candidate lists; true if any were added
   void duplicate_scaling();
   void precompute_S();
   double row_dot(int r, const Vec& v) const {
@@ -138,6 +139,7 @@ class CrMlcp {
   std::vector<Vec3> w_zero_;
   std::vector<ContactConstraint> contacts_;  // rigid sides in the body frame (exact re-linearisation)
   int relinearizations_ = 0;
+  int contacts_added_ = 0;
   // CR state (Algorithm 1): y, r = r_u + r_c, z = C^-1 r, p, B z, B p, A z_v, A p_v
   Vec y_, r_, ru_, z_, p_dir_, Bz_, Bp_, Az_, Ap_, q_tmp_;
   double dnorm_ = 1.0;
@@ -572,6 +574,42 @@ bool CrMlcp::measure(const Vec& y) {
   return false;
 }
 
+// Line 25: the World's candidate lists (PositionProblem::find_new_contacts) checked with CCD from
+// x^l to x(v). New contacts join as inactive rows (their impulses 0), every row is linearised at
+// x(v) and the evaluation that follows activates those the linear model penetrates.
+bool CrMlcp::new_collisions() {
+  if (!p_.find_new_contacts) return false;
+  set_configuration(y_);
+  std::vector<ContactConstraint> found;
+  if (p_.find_new_contacts(px_, found) == 0 || found.empty()) return false;
+  const int old_nc = int(contacts_.size()), old_m = m_, added = int(found.size());
+  const Vec y_old = y_;
+  const std::vector<char> active_old = active_;
+  for (ContactConstraint& c : found) {
+    for (ConstraintSide* s : {&c.a, &c.b})
+      if (s->is_rigid() && !s->body_frame) {
+        s->anchor = p_.q0[std::size_t(s->rigid)].conjugate() * s->anchor;
+        s->body_frame = true;
+      }
+    contacts_.push_back(c);
+    cs_.push_back(ContactState{});
+  }
+  contacts_added_ += added;
+  duplicate_scaling();
+  const Vec v = y_.head(n_);
+  linearise(&v);
+  y_ = Vec::Zero(n_ + m_);
+  y_.head(n_) = v;
+  active_.assign(std::size_t(m_), 0);
+  for (int r = 0; r < old_m; ++r) {
+    const int to = r < 3 * old_nc ? r : r + 3 * added;
+    y_[n_ + to] = y_old[n_ + r];
+    active_[std::size_t(to)] = active_old[std::size_t(r)];
+  }
+  ru_ = sys_.b - sys_.A * v;
+  return true;
+}
+
 double CrMlcp::contact_merit(const Vec& y) const {
   const std::size_t nc = contacts_.size();
   if (nc == 0) return 0.0;
@@ -608,6 +646,8 @@ void CrMlcp::store(const Vec& y) {
     p_.px[k] = px_[k];
     p_.pv[k] = y.segment<3>(c);
   }
+  // contacts added from the candidate lists join the problem (particle sides only: unchanged)
+  for (std::size_t k = p_.contacts.size(); k < contacts_.size(); ++k) p_.contacts.push_back(contacts_[k]);
   p_.size_impulses();
   for (std::size_t k = 0; k < contacts_.size(); ++k) {
     const int n = contact_row_[k];
@@ -703,7 +743,13 @@ SolverStats CrMlcp::run() {
       done = false;
       continue;
     }
-    if (!measure(y_)) {  // lines 25-29: nothing off, the step ends
+    if (new_collisions()) {  // lines 25-26
+      evaluate_constraints(y_);
+      recompute(y_);
+      done = false;
+      continue;
+    }
+    if (!measure(y_)) {  // lines 27-29: nothing off, the step ends
       st.converged = true;
       break;
     }

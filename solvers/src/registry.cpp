@@ -84,6 +84,7 @@ const std::vector<SolverInfo>& solver_registry() {
        .rigid = true,
        .soft = true,
        .joints = true,
+       .candidates = true,
        .keys = {"type", "max_iterations", "abs_tol", "rel_tol", "record_history", "preconditioner", "friction",
                 "mass_damping", "compression_limit", "duplicate_scaling", "max_relinearizations"},
        .parse_options = &parse_cr_mlcp_options,

@@ -66,6 +66,7 @@ void surfaces(const World& w, Surfaces& s) {
 struct SceneRun {
   int steps = 0, converged = 0;
   long intersections = 0;
+  int first_intersection = -1;  // the first step after which some were found
   double iterations = 0.0;
 };
 
@@ -89,12 +90,14 @@ SceneRun run_checked(const std::string& scene, int steps, bool check_intersectio
     r.iterations += w.last_stats().solver.iterations;
     if (check_intersections) {
       surfaces(w, s);
-      r.intersections += long(find_intersections(s.list).size());
+      const long n = long(find_intersections(s.list).size());
+      if (n > 0 && r.first_intersection < 0) r.first_intersection = r.steps;
+      r.intersections += n;
     }
   }
   r.iterations /= std::max(r.steps, 1);
-  std::printf("%s: %d steps, converged %d, %.1f CR iterations/step, intersections found %ld\n", scene.c_str(), r.steps,
-              r.converged, r.iterations, r.intersections);
+  std::printf("%s: %d steps, converged %d, %.1f CR iterations/step, intersections found %ld (first after step %d)\n",
+              scene.c_str(), r.steps, r.converged, r.iterations, r.intersections, r.first_intersection);
   return r;
 }
 

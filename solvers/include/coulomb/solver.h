@@ -41,6 +41,9 @@ struct SolverInfo {
   std::string description;
   ProblemKind kind = ProblemKind::Velocity;
   bool rigid = true, soft = false, joints = false, gpu = false;  // what the solver handles
+  // Position: the World builds seed 004's candidate lists each step and hands the solver
+  // PositionProblem::find_new_contacts (cr-mlcp)
+  bool candidates = false;
   std::vector<std::string> keys;          // option keys accepted in the scene's "solver" object
   ParseOptionsFn parse_options = nullptr;  // reads those keys (the solver's *_options.cpp)
   // The solve functions of its kind; the others are null.
