@@ -78,68 +78,118 @@ StepResult World::run_position_stages() {
   assemble_position_problem(pin, pproblem_);  // every impulse starts at zero (see solvers/README.md)
   stats_.assemble_ms = ms_since(t0);
 
-  // seed 004 (cr-mlcp): candidate lists over the soft surfaces, once per step (Algorithm 1 line
-  // 5); the solver asks for new collisions along them with CCD at its convergence (line 25)
+  // seed 004 (cr-mlcp): candidate lists over the soft and rigid surfaces, once per step
+  // (Algorithm 1 line 5); the solver asks for new collisions along them with CCD at its
+  // convergence (line 25). Surfaces: soft body i is surface i, then one per non-plane rigid body.
   std::vector<CandidateSurface> surfaces;
   CandidateLists lists;
   CandidateOptions co;
-  std::set<std::array<int, 6>> returned;  // pairs already handed to the solver this step
+  std::set<std::array<int, 7>> returned;  // pairs already handed to the solver this step
   const std::vector<int> base = particle_offsets(soft_);
+  const int ns = int(soft_.size());
+  std::vector<int> rigid_body;                       // rigid surface -> body
+  std::vector<std::vector<Vec3>> rigid_local, rigid_x0, rigid_v;
+  std::vector<std::vector<std::array<int, 3>>> rigid_faces;
   if (solver_->candidates && !soft_.empty()) {
-    for (std::size_t i = 0; i < soft_.size(); ++i) {
+    for (int i = 0; i < model_.size(); ++i) {
+      std::vector<Vec3> local;
+      std::vector<std::array<int, 3>> faces;
+      shape_triangles(scene_.shapes, model_.shape[std::size_t(i)], local, faces);
+      if (faces.empty()) continue;
+      const Pose pose = shape_pose(model_, state_, i);
+      std::vector<Vec3> x0(local.size()), v(local.size());
+      for (std::size_t k = 0; k < local.size(); ++k) {
+        x0[k] = pose.apply(local[k]);
+        v[k] = state_.v[std::size_t(i)] + state_.w[std::size_t(i)].cross(x0[k] - state_.x[std::size_t(i)]);
+      }
+      rigid_body.push_back(i);
+      rigid_local.push_back(std::move(local));
+      rigid_x0.push_back(std::move(x0));
+      rigid_v.push_back(std::move(v));
+      rigid_faces.push_back(std::move(faces));
+    }
+    for (int i = 0; i < ns; ++i) {
       CandidateSurface c;
-      c.x = &soft_[i].x;
-      c.v = &soft_[i].v;
-      c.faces = &soft_[i].faces;
-      c.soft = int(i);
+      c.x = &soft_[std::size_t(i)].x;
+      c.v = &soft_[std::size_t(i)].v;
+      c.faces = &soft_[std::size_t(i)].faces;
+      c.soft = i;
+      surfaces.push_back(c);
+    }
+    for (std::size_t r = 0; r < rigid_body.size(); ++r) {
+      CandidateSurface c;
+      c.x = &rigid_x0[r];
+      c.v = &rigid_v[r];
+      c.faces = &rigid_faces[r];
+      c.rigid = rigid_body[r];
+      c.fixed = model_.fixed[std::size_t(rigid_body[r])] != 0;
+      c.self = false;
       surfaces.push_back(c);
     }
     co.dt = dt;
     build_candidates(surfaces, co, lists);
-    pproblem_.find_new_contacts = [&](const std::vector<Vec3>& px_end, std::vector<ContactConstraint>& out) {
-      const auto x0 = [&](int s, int v) { return soft_[std::size_t(s)].x[std::size_t(v)]; };
-      const auto x1 = [&](int s, int v) { return px_end[std::size_t(base[std::size_t(s)] + v)]; };
-      const auto mu = [&](int sa, int sb) {
-        return pair_coeffs_[std::size_t(soft_[std::size_t(sa)].material) * nm + std::size_t(soft_[std::size_t(sb)].material)].mu[0];
-      };
-      // s.5.2: vertices that left their extended boxes bring their new pairs into the lists
-      std::vector<std::vector<Vec3>> x_now(soft_.size());
-      std::vector<const std::vector<Vec3>*> x_ptr(soft_.size());
-      for (std::size_t i = 0; i < soft_.size(); ++i) {
-        x_now[i].assign(px_end.begin() + base[i], px_end.begin() + base[i + 1]);
-        x_ptr[i] = &x_now[i];
+    pproblem_.find_new_contacts = [&](const Configuration& end, std::vector<ContactConstraint>& out) {
+      // end positions of every surface's vertices
+      std::vector<std::vector<Vec3>> x_now(surfaces.size());
+      std::vector<const std::vector<Vec3>*> x_ptr(surfaces.size());
+      for (int i = 0; i < ns; ++i)
+        x_now[std::size_t(i)].assign(end.px + base[std::size_t(i)], end.px + base[std::size_t(i) + 1]);
+      for (std::size_t r = 0; r < rigid_body.size(); ++r) {
+        const int b = rigid_body[r];
+        const Pose pose = Pose{end.x[b], end.q[b]} * model_.shape_in_body[std::size_t(b)];
+        for (const Vec3& l : rigid_local[r]) x_now[std::size_t(ns) + r].push_back(pose.apply(l));
       }
-      recheck_candidates(surfaces, x_ptr, co, lists);
+      for (std::size_t i = 0; i < surfaces.size(); ++i) x_ptr[i] = &x_now[i];
+      recheck_candidates(surfaces, x_ptr, co, lists);  // s.5.2: vertices that left their boxes
+      const auto x0 = [&](int s, int v) { return (*surfaces[std::size_t(s)].x)[std::size_t(v)]; };
+      const auto x1 = [&](int s, int v) { return x_now[std::size_t(s)][std::size_t(v)]; };
+      const auto material = [&](int s) {
+        return std::size_t(s < ns ? soft_[std::size_t(s)].material : model_.material[std::size_t(rigid_body[std::size_t(s - ns)])]);
+      };
+      // a side over up to three vertices of surface s with weights w: particles, or a point of a
+      // rigid body in its body frame (relative to the centre of mass at the start of the step)
+      const auto side = [&](int s, std::array<int, 3> v, const std::array<double, 3>& w, int n) {
+        ConstraintSide out_side;
+        if (s < ns) {
+          for (int i = 0; i < n; ++i) out_side.particle[std::size_t(i)] = base[std::size_t(s)] + v[std::size_t(i)];
+          out_side.weight = Vec3(w[0], n > 1 ? w[1] : 0.0, n > 2 ? w[2] : 0.0);
+          return out_side;
+        }
+        const int b = rigid_body[std::size_t(s - ns)];
+        Vec3 p = Vec3::Zero();
+        for (int i = 0; i < n; ++i) p += w[std::size_t(i)] * x0(s, v[std::size_t(i)]);
+        out_side.rigid = b;
+        out_side.anchor = state_.q[std::size_t(b)].conjugate() * (p - state_.x[std::size_t(b)]);
+        out_side.body_frame = true;
+        return out_side;
+      };
       int added = 0;
+      const auto push = [&](ContactConstraint k, int sa, int sb) {
+        k.mu = pair_coeffs_[material(sa) * nm + material(sb)].mu[0];
+        out.push_back(k);
+        ++added;
+      };
       for (const VertexFaceCandidate& c : lists.vf) {
-        const std::array<int, 3>& f = soft_[std::size_t(c.fs)].faces[std::size_t(c.f)];
+        const std::array<int, 3>& f = (*surfaces[std::size_t(c.fs)].faces)[std::size_t(c.f)];
         const std::optional<CcdHit> hit =
             ccd_vertex_face(x0(c.vs, c.v), x0(c.fs, f[0]), x0(c.fs, f[1]), x0(c.fs, f[2]), x1(c.vs, c.v),
                             x1(c.fs, f[0]), x1(c.fs, f[1]), x1(c.fs, f[2]));
-        if (!hit || !returned.insert({0, c.vs, c.v, c.fs, c.f, 0}).second) continue;
+        if (!hit || !returned.insert({0, c.vs, c.v, c.fs, c.f, 0, 0}).second) continue;
         ContactConstraint k;  // a: the triangle, b: the vertex; the normal from the face to the vertex
-        for (int i = 0; i < 3; ++i) k.a.particle[std::size_t(i)] = base[std::size_t(c.fs)] + f[std::size_t(i)];
-        k.a.weight = Vec3(hit->wb[0], hit->wb[1], hit->wb[2]);
-        k.b.particle[0] = base[std::size_t(c.vs)] + c.v;
-        k.b.weight = Vec3(1, 0, 0);
+        k.a = side(c.fs, f, hit->wb, 3);
+        k.b = side(c.vs, {c.v, -1, -1}, {1.0, 0.0, 0.0}, 1);
         k.normal = hit->normal;
-        k.mu = mu(c.vs, c.fs);
-        out.push_back(k);
-        ++added;
+        push(k, c.fs, c.vs);
       }
       for (const EdgeEdgeCandidate& c : lists.ee) {
         const std::optional<CcdHit> hit = ccd_edge_edge(x0(c.as, c.a0), x0(c.as, c.a1), x0(c.bs, c.b0), x0(c.bs, c.b1),
                                                         x1(c.as, c.a0), x1(c.as, c.a1), x1(c.bs, c.b0), x1(c.bs, c.b1));
-        if (!hit || !returned.insert({1, c.as, c.a0, c.a1, c.bs, c.b0 * 1000003 + c.b1}).second) continue;
+        if (!hit || !returned.insert({1, c.as, c.a0, c.a1, c.bs, c.b0, c.b1}).second) continue;
         ContactConstraint k;  // a: edge b, b: edge a; the normal from edge b to edge a
-        k.a.particle = {base[std::size_t(c.bs)] + c.b0, base[std::size_t(c.bs)] + c.b1, -1};
-        k.a.weight = Vec3(hit->wb[0], hit->wb[1], 0.0);
-        k.b.particle = {base[std::size_t(c.as)] + c.a0, base[std::size_t(c.as)] + c.a1, -1};
-        k.b.weight = Vec3(hit->wa[0], hit->wa[1], 0.0);
+        k.a = side(c.bs, {c.b0, c.b1, -1}, hit->wb, 2);
+        k.b = side(c.as, {c.a0, c.a1, -1}, hit->wa, 2);
         k.normal = hit->normal;
-        k.mu = mu(c.as, c.bs);
-        out.push_back(k);
-        ++added;
+        push(k, c.bs, c.as);
       }
       return added;
     };

@@ -580,8 +580,16 @@ bool CrMlcp::measure(const Vec& y) {
 bool CrMlcp::new_collisions() {
   if (!p_.find_new_contacts) return false;
   set_configuration(y_);
+  Configuration end;
+  end.x = x_.data();
+  end.q = q_.data();
+  end.w = w_zero_.data();
+  end.h = h_;
+  end.num_rigid = nr_;
+  end.px = px_.data();
+  end.num_particles = np_;
   std::vector<ContactConstraint> found;
-  if (p_.find_new_contacts(px_, found) == 0 || found.empty()) return false;
+  if (p_.find_new_contacts(end, found) == 0 || found.empty()) return false;
   const int old_nc = int(contacts_.size()), old_m = m_, added = int(found.size());
   const Vec y_old = y_;
   const std::vector<char> active_old = active_;

@@ -70,11 +70,12 @@ struct PositionProblem {
   std::vector<JointImpulse> joint_impulse;               // the joint's rows (unused rows 0)
 
   // Optional, for cr-mlcp (seed 004 Algorithm 1 line 25, "check all candidates for new
-  // collisions"): given every particle's end-of-step position (same indexing as px), appends the
-  // contacts of pairs that collide between px0 and there and that it has not returned before in
-  // this step, and returns how many. Set by the World from its candidate lists (CCD over
-  // vertex-face and edge-edge pairs); null: the solver checks only the contacts it holds.
-  std::function<int(const std::vector<Vec3>& px_end, std::vector<ContactConstraint>& out)> find_new_contacts;
+  // collisions"): given the end-of-step configuration (rigid x, q and particles px, indexed as the
+  // problem's DOFs), appends the contacts of pairs that collide between the start of the step and
+  // there and that it has not returned before in this step, and returns how many. Set by the World
+  // from its candidate lists (CCD over vertex-face and edge-edge pairs of soft and rigid surfaces);
+  // null: the solver checks only the contacts it holds.
+  std::function<int(const Configuration& end, std::vector<ContactConstraint>& out)> find_new_contacts;
 
   int num_rigid() const { return int(x.size()); }
   int num_particles() const { return int(px.size()); }
