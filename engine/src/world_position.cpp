@@ -3,6 +3,9 @@
 //   2 detect     rigid contacts and soft contacts at q^l, with each body's reach over the step
 //   3 assemble   PositionProblem: predicted DOFs (eq. 8), contacts with anchors fixed at q^l,
 //                elements, attachments; impulses from zero (seed 002 algorithm 1)
+//   (seed 004)   for a solver with SolverInfo::candidates (cr-mlcp): candidate lists over the soft
+//                and rigid surfaces, and PositionProblem::find_new_contacts, the CCD over them that
+//                the solver calls at its convergence (seed 004 Algorithm 1 lines 5 and 25)
 //   4+5 solve    the solver moves positions and velocities together (implicit Euler, eq. 7-13)
 //   7 record
 //
