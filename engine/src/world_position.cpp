@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 
 namespace coulomb {
@@ -87,7 +88,12 @@ StepResult World::run_position_stages() {
   std::vector<CandidateSurface> surfaces;
   CandidateLists lists;
   CandidateOptions co;
-  std::set<std::array<int, 7>> returned;  // pairs already handed to the solver this step
+  // pairs already handed to the solver this step, with how many times: a pair that the CCD still
+  // finds colliding at a later convergence slid past its contact (fixed weights and normal: an
+  // edge sliding along an edge, a vertex leaving its triangle), so it is handed over again, with
+  // the weights and normal of the new hit, up to kMaxReturns times
+  constexpr int kMaxReturns = 4;
+  std::map<std::array<int, 7>, int> returned;
   const std::vector<int> base = particle_offsets(soft_);
   const int ns = int(soft_.size());
   std::vector<int> rigid_body;                       // rigid surface -> body
@@ -177,7 +183,7 @@ StepResult World::run_position_stages() {
         const std::optional<CcdHit> hit =
             ccd_vertex_face(x0(c.vs, c.v), x0(c.fs, f[0]), x0(c.fs, f[1]), x0(c.fs, f[2]), x1(c.vs, c.v),
                             x1(c.fs, f[0]), x1(c.fs, f[1]), x1(c.fs, f[2]));
-        if (!hit || !returned.insert({0, c.vs, c.v, c.fs, c.f, 0, 0}).second) continue;
+        if (!hit || ++returned[{0, c.vs, c.v, c.fs, c.f, 0, 0}] > kMaxReturns) continue;
         ContactConstraint k;  // a: the triangle, b: the vertex; the normal from the face to the vertex
         k.a = side(c.fs, f, hit->wb, 3);
         k.b = side(c.vs, {c.v, -1, -1}, {1.0, 0.0, 0.0}, 1);
@@ -187,7 +193,7 @@ StepResult World::run_position_stages() {
       for (const EdgeEdgeCandidate& c : lists.ee) {
         const std::optional<CcdHit> hit = ccd_edge_edge(x0(c.as, c.a0), x0(c.as, c.a1), x0(c.bs, c.b0), x0(c.bs, c.b1),
                                                         x1(c.as, c.a0), x1(c.as, c.a1), x1(c.bs, c.b0), x1(c.bs, c.b1));
-        if (!hit || !returned.insert({1, c.as, c.a0, c.a1, c.bs, c.b0, c.b1}).second) continue;
+        if (!hit || ++returned[{1, c.as, c.a0, c.a1, c.bs, c.b0, c.b1}] > kMaxReturns) continue;
         ContactConstraint k;  // a: edge b, b: edge a; the normal from edge b to edge a
         k.a = side(c.bs, {c.b0, c.b1, -1}, hit->wb, 2);
         k.b = side(c.as, {c.a0, c.a1, -1}, hit->wa, 2);

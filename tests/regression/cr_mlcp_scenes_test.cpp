@@ -35,6 +35,7 @@ void surfaces(const World& w, Surfaces& s) {
   s.rigid_x.clear();
   s.rigid_faces.clear();
   s.list.clear();
+  std::vector<char> fixed;
   for (int i = 0; i < w.body_count(); ++i) {
     std::vector<Vec3> v;
     std::vector<std::array<int, 3>> f;
@@ -44,6 +45,7 @@ void surfaces(const World& w, Surfaces& s) {
     for (Vec3& x : v) x = pose.apply(x);
     s.rigid_x.push_back(std::move(v));
     s.rigid_faces.push_back(std::move(f));
+    fixed.push_back(w.model().fixed[std::size_t(i)]);
   }
   s.list.reserve(s.rigid_x.size() + std::size_t(w.soft_body_count()));
   for (std::size_t i = 0; i < s.rigid_x.size(); ++i) {
@@ -51,6 +53,7 @@ void surfaces(const World& w, Surfaces& s) {
     c.x = &s.rigid_x[i];
     c.faces = &s.rigid_faces[i];
     c.rigid = int(i);
+    c.fixed = fixed[i] != 0;  // fixed boxes built flush (the rings' floor and walls) are not checked
     c.self = false;
     s.list.push_back(c);
   }
