@@ -180,3 +180,4 @@ TEST(CrMlcpScenes, SlidingSoftBlockDeceleratesAtMuG) {
   EXPECT_GT(v1, 0.5);  // still sliding
   EXPECT_NEAR(mu, 0.3, 0.02 * 0.3);
 }
+
