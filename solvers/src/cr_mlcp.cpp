@@ -92,6 +92,7 @@ class CrMlcp {
   void recompute(const Vec& y);  // Algorithm 1 lines 19-21
   bool measure(const Vec& y);     // line 27: true if the linear model is off somewhere
   bool new_collisions();          // line 25: contacts from the candidate lists; true if any were added
+  int update_normals();           // eq. 21: contact normals from the geometry at x(v), turned at most 15 degrees
   void duplicate_scaling();
   void precompute_S();
   double row_dot(int r, const Vec& v) const {
@@ -574,6 +575,61 @@ bool CrMlcp::measure(const Vec& y) {
   return false;
 }
 
+// Eq. 21 (the normals): before a re-linearisation at x(v), a contact whose side is a particle
+// triangle (vertex-face) or whose two sides are particle edges (edge-edge) takes the normal of
+// that geometry at x(v) (the face normal, or the edges' cross product, on the side of the old
+// normal), turned from the old one by at most kMaxNormalTurn (the weight w of eq. 21 that keeps
+// the change under 15 degrees). Friction impulses, gamma^ and the kinetic direction are carried
+// over as world vectors into the new tangent basis. Other contacts keep the detection's normal.
+int CrMlcp::update_normals() {
+  constexpr double kMaxNormalTurn = 15.0 * 3.14159265358979323846 / 180.0;
+  const auto particles = [](const ConstraintSide& s) {
+    if (s.is_rigid()) return 0;
+    int n = 0;
+    while (n < 3 && s.particle[std::size_t(n)] >= 0) ++n;
+    return n;
+  };
+  int changed = 0;
+  for (std::size_t k = 0; k < contacts_.size(); ++k) {
+    ContactConstraint& c = contacts_[k];
+    const int na = particles(c.a), nb = particles(c.b);
+    const auto P = [&](const ConstraintSide& s, int i) { return px_[std::size_t(s.particle[std::size_t(i)])]; };
+    Vec3 g = Vec3::Zero();
+    if (na == 3) g = (P(c.a, 1) - P(c.a, 0)).cross(P(c.a, 2) - P(c.a, 0));
+    else if (nb == 3) g = (P(c.b, 1) - P(c.b, 0)).cross(P(c.b, 2) - P(c.b, 0));
+    else if (na == 2 && nb == 2) g = (P(c.a, 1) - P(c.a, 0)).cross(P(c.b, 1) - P(c.b, 0));
+    else continue;
+    const double gn = g.norm();
+    if (!(gn > 0.0)) continue;
+    g /= gn;
+    if (g.dot(c.normal) < 0.0) g = -g;
+    const double angle = std::acos(std::clamp(g.dot(c.normal), -1.0, 1.0));
+    if (angle < 1e-9) continue;
+    Vec3 n = g;
+    if (angle > kMaxNormalTurn) {  // rotate the old normal towards g by kMaxNormalTurn
+      const Vec3 perp = (g - g.dot(c.normal) * c.normal).normalized();
+      n = std::cos(kMaxNormalTurn) * c.normal + std::sin(kMaxNormalTurn) * perp;
+    }
+    Vec3 t0, s0, t1, s1;
+    tangent_basis(c.normal, t0, s0);
+    tangent_basis(n, t1, s1);
+    const auto turn = [&](const Vec2& v) {
+      const Vec3 w = v[0] * t0 + v[1] * s0;
+      return Vec2(w.dot(t1), w.dot(s1));
+    };
+    const int r = contact_row_[k];
+    const Vec2 f = turn(Vec2(y_[n_ + r + 1], y_[n_ + r + 2]));
+    y_[n_ + r + 1] = f[0];
+    y_[n_ + r + 2] = f[1];
+    ContactState& st = cs_[k];
+    st.gamma_hat = turn(st.gamma_hat);
+    if (st.delta.squaredNorm() > 0.0) st.delta = turn(st.delta).normalized();
+    c.normal = n.normalized();
+    ++changed;
+  }
+  return changed;
+}
+
 // Line 25: the World's candidate lists (PositionProblem::find_new_contacts) checked with CCD from
 // x^l to x(v). New contacts join as inactive rows (their impulses 0), every row is linearised at
 // x(v) and the evaluation that follows activates those the linear model penetrates.
@@ -763,6 +819,8 @@ SolverStats CrMlcp::run() {
     }
     if (relinearizations_ >= cr_.max_relinearizations) break;
     ++relinearizations_;
+    set_configuration(y_);
+    if (cr_.update_normals) update_normals();  // eq. 21's normals at x(v)
     const Vec v = y_.head(n_);
     linearise(&v);  // line 27, at x(v)
     ru_ = sys_.b - sys_.A * v;

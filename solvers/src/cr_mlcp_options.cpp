@@ -20,6 +20,7 @@ SolverOptions parse_cr_mlcp_options(const SolverInfo& info, const nlohmann::json
     if (key == "preconditioner") cr.preconditioner = choice<CrPreconditioner>(v, ptr);
     else if (key == "friction") cr.friction = boolean(v, ptr);
     else if (key == "duplicate_scaling") cr.duplicate_scaling = boolean(v, ptr);
+    else if (key == "update_normals") cr.update_normals = boolean(v, ptr);
     else if (key == "mass_damping") {
       cr.mass_damping = number(v, ptr);
       if (!(cr.mass_damping >= 0.0 && cr.mass_damping <= 1e6)) throw InputError(ptr, "expected a number in [0, 1e6] (unit: 1/s)");

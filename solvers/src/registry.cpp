@@ -86,7 +86,7 @@ const std::vector<SolverInfo>& solver_registry() {
        .joints = true,
        .candidates = true,
        .keys = {"type", "max_iterations", "abs_tol", "rel_tol", "record_history", "preconditioner", "friction",
-                "mass_damping", "compression_limit", "duplicate_scaling", "max_relinearizations"},
+                "mass_damping", "compression_limit", "duplicate_scaling", "max_relinearizations", "update_normals"},
        .parse_options = &parse_cr_mlcp_options,
        .solve_position = &solve_cr_mlcp},
       // FCLib-only (`coulomb fclib`): no solve function for scenes, so no rigid capability

@@ -191,6 +191,8 @@ struct CrMlcpOptions {
                                        // extrapolated linearly (s.2.1, Stomakhin et al. 2012), in (0, 1]
   bool duplicate_scaling = true;       // Z of s.3.4.1 (false: Z = I, for studies)
   int max_relinearizations = 10;       // Algorithm 1 line 27 rounds per step
+  bool update_normals = true;          // eq. 21: contact normals from the geometry at each
+                                       // re-linearisation, turned at most 15 degrees (false: fixed)
   double theta_eps_deg = 1.2;          // eps_theta of Algorithm 3 (unit: degree)
   double theta_alpha = 0.01;           // alpha_theta of Algorithm 3
 };
