@@ -94,6 +94,7 @@ StepResult World::run_position_stages() {
   // the weights and normal of the new hit, up to kMaxReturns times
   constexpr int kMaxReturns = 4;
   std::map<std::array<int, 7>, int> returned;
+  double min_toi = 1.0;  // the earliest time of impact of any CCD hit (returned or not) of the last call
   const std::vector<int> base = particle_offsets(soft_);
   const int ns = int(soft_.size());
   std::vector<int> rigid_body;                       // rigid surface -> body
@@ -150,6 +151,7 @@ StepResult World::run_position_stages() {
       }
       for (std::size_t i = 0; i < surfaces.size(); ++i) x_ptr[i] = &x_now[i];
       recheck_candidates(surfaces, x_ptr, co, lists);  // s.5.2: vertices that left their boxes
+      min_toi = 1.0;
       const auto x0 = [&](int s, int v) { return (*surfaces[std::size_t(s)].x)[std::size_t(v)]; };
       const auto x1 = [&](int s, int v) { return x_now[std::size_t(s)][std::size_t(v)]; };
       const auto material = [&](int s) {
@@ -183,6 +185,7 @@ StepResult World::run_position_stages() {
         const std::optional<CcdHit> hit =
             ccd_vertex_face(x0(c.vs, c.v), x0(c.fs, f[0]), x0(c.fs, f[1]), x0(c.fs, f[2]), x1(c.vs, c.v),
                             x1(c.fs, f[0]), x1(c.fs, f[1]), x1(c.fs, f[2]));
+        if (hit) min_toi = std::min(min_toi, hit->toi);
         if (!hit || ++returned[{0, c.vs, c.v, c.fs, c.f, 0, 0}] > kMaxReturns) continue;
         ContactConstraint k;  // a: the triangle, b: the vertex; the normal from the face to the vertex
         k.a = side(c.fs, f, hit->wb, 3);
@@ -193,6 +196,7 @@ StepResult World::run_position_stages() {
       for (const EdgeEdgeCandidate& c : lists.ee) {
         const std::optional<CcdHit> hit = ccd_edge_edge(x0(c.as, c.a0), x0(c.as, c.a1), x0(c.bs, c.b0), x0(c.bs, c.b1),
                                                         x1(c.as, c.a0), x1(c.as, c.a1), x1(c.bs, c.b0), x1(c.bs, c.b1));
+        if (hit) min_toi = std::min(min_toi, hit->toi);
         if (!hit || ++returned[{1, c.as, c.a0, c.a1, c.bs, c.b0, c.b1}] > kMaxReturns) continue;
         ContactConstraint k;  // a: edge b, b: edge a; the normal from edge b to edge a
         k.a = side(c.bs, {c.b0, c.b1, -1}, hit->wb, 2);
@@ -206,6 +210,37 @@ StepResult World::run_position_stages() {
 
   // 4+5 solve: positions and velocities of q^{l+1}
   stats_.solver = solver_->solve_position(pproblem_, scene_.solver_options);
+  // A solve that ran out of iterations ends where no CCD has looked (line 25 runs at convergence):
+  // CCD from the start to there, and if some pair collides on the way, every DOF goes back to the
+  // fraction 0.8 toi of its step (positions and velocities scaled alike), where none does.
+  if (pproblem_.find_new_contacts && !stats_.solver.converged) {
+    PositionProblem& p = pproblem_;
+    const std::vector<Vec3> w_zero(p.x.size(), Vec3::Zero());
+    Configuration end;
+    end.x = p.x.data();
+    end.q = p.q.data();
+    end.w = w_zero.data();
+    end.h = dt;
+    end.num_rigid = int(p.x.size());
+    end.px = p.px.data();
+    end.num_particles = int(p.px.size());
+    std::vector<ContactConstraint> ignored;
+    p.find_new_contacts(end, ignored);
+    if (min_toi < 1.0) {
+      const double t = 0.8 * min_toi;
+      for (std::size_t i = 0; i < p.px.size(); ++i) {
+        p.px[i] = p.px0[i] + t * (p.px[i] - p.px0[i]);
+        p.pv[i] *= t;
+      }
+      for (std::size_t i = 0; i < p.x.size(); ++i) {
+        if (p.inv_mass[i] == 0.0) continue;
+        p.x[i] = p.x0[i] + t * (p.x[i] - p.x0[i]);
+        p.q[i] = p.q0[i].slerp(t, p.q[i]).normalized();
+        p.v[i] *= t;
+        p.w[i] *= t;
+      }
+    }
+  }
   pproblem_.find_new_contacts = nullptr;  // it refers to this function's locals
   t0 = Clock::now();
   store_position_result(pproblem_, state_, soft_);
