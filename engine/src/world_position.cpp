@@ -7,6 +7,8 @@
 //                and rigid surfaces, and PositionProblem::find_new_contacts, the CCD over them that
 //                the solver calls at its convergence (seed 004 Algorithm 1 lines 5 and 25)
 //   4+5 solve    the solver moves positions and velocities together (implicit Euler, eq. 7-13)
+//   (seed 004)   a solve that ends unconverged: CCD from q^l to its end over the candidate lists;
+//                on a hit every DOF goes back to 0.8 of the earliest time of impact
 //   7 record
 //
 // There is no separate integration or stabilisation stage: the solver's result is q^{l+1} and
