@@ -63,10 +63,17 @@ def box_walls(half_x, half_y, height, thickness=0.05):
     return shapes, bodies
 
 
+# The bundled scenes run cr-mlcp (seed 004: every step ends free of intersections); the reduced
+# test copies keep xpbd-jacobi's sweep budget, the baseline of tools/bench/cr_mlcp_table.cpp
+# (the tests choose cr-mlcp themselves).
+CR_MLCP = {"type": "cr-mlcp", "max_iterations": 3000}
+
+
 def scene(name, description, dt, duration, iterations, materials, shapes, bodies, soft, joints=None):
+    solver = CR_MLCP if iterations == "cr-mlcp" else {"type": "xpbd-jacobi", "max_iterations": iterations}
     s = {"format": "coulomb-scene/1", "name": name, "description": description,
          "gravity": [0, 0, -9.81], "time": {"dt": dt, "duration": duration},
-         "solver": {"type": "xpbd-jacobi", "max_iterations": iterations},
+         "solver": solver,
          "materials": materials, "shapes": shapes, "bodies": bodies, "soft_bodies": soft}
     if joints:
         s["joints"] = joints
@@ -107,7 +114,7 @@ write("scenes/rings.json", scene(
     "tube 1.2 cm) in random orientations fall into a 0.72 m box and tangle into a pile; mu = 0.5. The rings are "
     "thin, so without continuous collision detection they can pass through each other: the step must end free of "
     "intersections (written by scenes/tools/soft_scenes.py).",
-    0.002, 2.0, 30, RING_MATERIALS, {**sh}, bo, so))
+    0.002, 2.0, "cr-mlcp", RING_MATERIALS, {**sh}, bo, so))
 sh, bo, so = rings(8, 2, 4, TEST_MESHES)
 write("tests/data/seed004/rings_small.json", scene(
     "rings_small", "rings.json reduced to 8 rings in a 0.29 m box, for the regression tests.",
@@ -140,7 +147,7 @@ sh, bo, so = pyramid(6)
 write("scenes/soft_pyramid.json", scene(
     "soft_pyramid", "Seed 004 figure 8(e) at our size: a square pyramid of 91 soft 10 cm blocks (6x6, 5x5, ..., 1; "
     "corotational, E = 5e6 Pa, mu = 0.5) with 2 mm gaps settles and stands (written by scenes/tools/soft_scenes.py).",
-    0.002, 1.0, 30, PYRAMID_MATERIALS, sh, bo, so))
+    0.002, 1.0, "cr-mlcp", PYRAMID_MATERIALS, sh, bo, so))
 sh, bo, so = pyramid(2)
 write("tests/data/seed004/soft_pyramid_small.json", scene(
     "soft_pyramid_small", "soft_pyramid.json reduced to 5 blocks (2x2 and 1), for the regression tests.",
@@ -177,7 +184,7 @@ write("scenes/spheres_torus.json", scene(
     "spheres_torus", "Seed 004 figure 7: nine soft spheres (r = 6 cm, E = 5e5 Pa, mu = 0.5) wedged between a fixed "
     "rigid torus (major 0.3 m, tube 0.1 m) and a rigid sphere (r = 0.168 m) that a driven hinge turns at 1 rad/s; "
     "friction rolls the spheres around the groove (written by scenes/tools/soft_scenes.py).",
-    0.005, 4.0, 30, m, sh, bo, so, jo))
+    0.005, 4.0, "cr-mlcp", m, sh, bo, so, jo))
 m, sh, bo, so, jo = spheres_torus(3, 1.0, TEST_MESHES)
 write("tests/data/seed004/spheres_torus_small.json", scene(
     "spheres_torus_small", "spheres_torus.json reduced to 3 spheres and 1 s, for the regression tests.",
@@ -225,7 +232,7 @@ write("scenes/soft_wringer.json", scene(
     "pushed by a driven carriage glued to its top face through two rigid rollers that turn inwards at the same "
     "surface speed (0.1 m/s) with a 5 cm gap: it is squeezed to 5/8 of its width, with large compression and "
     "contact forces, and comes out below (written by scenes/tools/soft_scenes.py).",
-    0.005, 3.0, 40, m, sh, bo, so, jo))
+    0.005, 3.0, "cr-mlcp", m, sh, bo, so, jo))
 m, sh, bo, so, jo = wringer([2, 2, 6], 1.0)
 write("tests/data/seed004/soft_wringer_small.json", scene(
     "soft_wringer_small", "soft_wringer.json with a coarse bar and 1 s, for the regression tests.",

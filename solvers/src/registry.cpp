@@ -20,6 +20,8 @@ SolverOptions parse_pgs_options(const SolverInfo&, const nlohmann::json&, const 
 SolverOptions parse_prox_options(const SolverInfo&, const nlohmann::json&, const std::string&);
 SolverOptions parse_xpbd_options(const SolverInfo&, const nlohmann::json&, const std::string&);
 SolverOptions parse_newton_options(const SolverInfo&, const nlohmann::json&, const std::string&);
+SolverStats solve_cr_mlcp(PositionProblem&, const SolverOptions&);
+SolverOptions parse_cr_mlcp_options(const SolverInfo&, const nlohmann::json&, const std::string&);
 SolverStats solve_newton_fb_assembled(const AssembledProblem&, const SolverOptions&, ContactSolution&);
 SolverStats solve_newton_minmap_assembled(const AssembledProblem&, const SolverOptions&, ContactSolution&);
 SolverOptions parse_newton_fclib_options(const SolverInfo&, const nlohmann::json&, const std::string&);
@@ -76,6 +78,19 @@ const std::vector<SolverInfo>& solver_registry() {
                 "linear_iterations", "linear_tol", "step", "epsilon", "geometric_stiffness", "start", "device"},
        .parse_options = &parse_newton_options,
        .solve_position = &solve_newton_pcr},
+      {.name = "cr-mlcp",
+       .description = "preconditioned conjugate residual on the MLCP of the semi-implicit FEM + rigid system, "
+                      "active-set contacts, static/kinetic friction, re-linearisation (seed 004)",
+       .kind = ProblemKind::Position,
+       .rigid = true,
+       .soft = true,
+       .joints = true,
+       .impulse_tolerance = false,  // abs_tol is eps_2, a gap in metres
+       .candidates = true,
+       .keys = {"type", "max_iterations", "abs_tol", "rel_tol", "record_history", "preconditioner", "friction",
+                "mass_damping", "compression_limit", "duplicate_scaling", "max_relinearizations", "update_normals"},
+       .parse_options = &parse_cr_mlcp_options,
+       .solve_position = &solve_cr_mlcp},
       // FCLib-only (`coulomb fclib`): no solve function for scenes, so no rigid capability
       {.name = "newton-fb",
        .description = "non-smooth Newton, Fischer-Burmeister (seed 003), on assembled FCLib problems only",

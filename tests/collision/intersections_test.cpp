@@ -123,5 +123,23 @@ TEST(Intersections, FindsEveryPairThatBruteForceFinds) {
   EXPECT_TRUE(find_intersections(surf).empty());
 }
 
+// Two triangles of one face of a soft box (soft_pyramid_small after step 22), coplanar within
+// 1e-11 m and 3.5 cm apart: the line-through-the-edge sign test called them crossing.
+TEST(Intersections, NearlyCoplanarFlushFacesApart) {
+  const Vec3 a0(-0.10100305121767804, 0.000999890853215438, 4.999999991471329e-06);
+  const Vec3 a1(-0.050999999999955116, 0.050999999999991948, 5.0000000000000004e-06);
+  const Vec3 a2(-0.051001032307062884, 0.00099897868844595517, 4.9999999674001028e-06);
+  const Vec3 b0(-0.10100161543405248, 0.051000839551954044, 5.0000000000000004e-06);
+  const Vec3 b1(-0.10100133398458086, 0.10100187935973168, 5.0000000000000004e-06);
+  const Vec3 b2(-0.050999997449144518, 0.10100014945362254, 5.0000000000000004e-06);
+  const Vec3 c1(-0.10100151346086732, 0.10100114241595599, 0.050001397444419039);  // the side face
+  EXPECT_FALSE(triangles_intersect(a0, a1, a2, b0, b1, b2));
+  EXPECT_FALSE(triangles_intersect(a0, a1, a2, b0, c1, b1));
+  // the same pair moved into each other still intersects
+  const Vec3 d(0.03, -0.03, 0.0);
+  EXPECT_TRUE(triangles_intersect(a0, a1, a2, b0 + d, b1 + d, b2 + d));
+  EXPECT_TRUE(triangles_intersect(a0, a1, a2, b0 + d, c1 + d, b1 + d));
+}
+
 }  // namespace
 }  // namespace coulomb

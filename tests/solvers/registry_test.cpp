@@ -54,7 +54,10 @@ TEST(Registry, EntriesMatchTheirProblemKind) {
   EXPECT_EQ(find_solver("xpbd-jacobi")->kind, ProblemKind::Position);
   EXPECT_EQ(find_solver("nope"), nullptr);
   EXPECT_EQ(find_solver("newton-pcr")->kind, ProblemKind::Position);
-  EXPECT_EQ(solver_names_with(&SolverInfo::soft), "xpbd-jacobi, newton-pcr");
+  EXPECT_EQ(solver_names_with(&SolverInfo::soft), "xpbd-jacobi, newton-pcr, cr-mlcp");
+  EXPECT_EQ(find_solver("cr-mlcp")->kind, ProblemKind::Position);
+  EXPECT_EQ(solver_capabilities(*find_solver("cr-mlcp")), "rigid + soft + joints");
+  EXPECT_EQ(solver_names_with(&SolverInfo::candidates), "cr-mlcp");
   EXPECT_EQ(solver_capabilities(*find_solver("xpbd-jacobi")), "rigid + soft + joints");
   EXPECT_EQ(solver_capabilities(*find_solver("pgs")), "rigid + joints");
   EXPECT_EQ(solver_capabilities(*find_solver("newton-pcr")), "rigid + soft + joints + gpu");
@@ -76,7 +79,7 @@ TEST(Registry, FclibOnlySolversAreRefusedForScenes) {
       EXPECT_EQ(e.pointer(), "/solver/type");
       EXPECT_EQ(e.message(), "solver '" + std::string(name) +
                                  "' solves assembled FCLib problems only (coulomb fclib), not scenes; use one of "
-                                 "prox-gs, prox-jacobi, pgs, xpbd-jacobi, newton-pcr");
+                                 "prox-gs, prox-jacobi, pgs, xpbd-jacobi, newton-pcr, cr-mlcp");
     }
   }
   EXPECT_NO_THROW(check_simulates_scenes(*find_solver("prox-gs")));
@@ -116,10 +119,12 @@ TEST(Registry, DefaultsAreThoseOfTheStructs) {
     // newton-pcr's own defaults for the common keys (newton_options.cpp: Newton iterations, no
     // relative test, no warm start); the others keep the struct's
     const bool newton = s.name == "newton-pcr";
-    EXPECT_EQ(o.max_iterations, newton ? 30 : 100) << s.name;
-    EXPECT_EQ(o.abs_tol, 1e-6);
+    // cr-mlcp's (cr_mlcp_options.cpp): CR iterations per step, eps_2 in metres, no warm start
+    const bool cr = s.name == "cr-mlcp";
+    EXPECT_EQ(o.max_iterations, newton ? 30 : cr ? 2000 : 100) << s.name;
+    EXPECT_EQ(o.abs_tol, cr ? 1e-5 : 1e-6);
     EXPECT_EQ(o.rel_tol, newton ? 0.0 : 1e-6) << s.name;
-    EXPECT_EQ(o.warm_start, !newton) << s.name;
+    EXPECT_EQ(o.warm_start, !newton && !cr) << s.name;
     const NewtonOptions n;
     EXPECT_EQ(o.newton.ncp, n.ncp);
     EXPECT_EQ(o.newton.scaling, n.scaling);

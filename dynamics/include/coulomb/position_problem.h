@@ -17,6 +17,7 @@
 #include <coulomb/math.h>
 
 #include <array>
+#include <functional>
 #include <vector>
 
 namespace coulomb {
@@ -67,6 +68,14 @@ struct PositionProblem {
   std::vector<Vec6> element_impulse;     // the element's rows (unused rows 0)
   std::vector<Vec3> attachment_impulse;
   std::vector<JointImpulse> joint_impulse;               // the joint's rows (unused rows 0)
+
+  // Optional, for cr-mlcp (seed 004 Algorithm 1 line 25, "check all candidates for new
+  // collisions"): given the end-of-step configuration (rigid x, q and particles px, indexed as the
+  // problem's DOFs), appends the contacts of pairs that collide between the start of the step and
+  // there and that it has not returned before in this step, and returns how many. Set by the World
+  // from its candidate lists (CCD over vertex-face and edge-edge pairs of soft and rigid surfaces);
+  // null: the solver checks only the contacts it holds.
+  std::function<int(const Configuration& end, std::vector<ContactConstraint>& out)> find_new_contacts;
 
   int num_rigid() const { return int(x.size()); }
   int num_particles() const { return int(px.size()); }

@@ -17,9 +17,9 @@ namespace coulomb {
 // which solve function of SolverInfo is set.
 enum class ProblemKind {
   Velocity,  // a ContactProblem, impulses from v = A lambda + b (solve, solve_assembled): pgs, prox-*
-  Position,  // a PositionProblem, its DOFs moved in place (solve_position): xpbd-jacobi, and
+  Position,  // a PositionProblem, its DOFs moved in place (solve_position): xpbd-jacobi,
              // newton-pcr (seed 003: the same implicit-Euler unknowns, solved as one Newton system)
-  // to come: Mlcp (seed 004: the MLCP with active-set switching), with its problem and stages
+             // and cr-mlcp (seed 004: the semi-implicit FEM system as an MLCP, solved by CR)
 };
 template <>
 struct EnumNames<ProblemKind> {
@@ -44,6 +44,9 @@ struct SolverInfo {
   // abs_tol is an impulse (N s): the World tightens it to the lightest body's weight over a step
   // (engine/src/world.cpp). False where it bounds another quantity (newton-pcr: a residual in m/s).
   bool impulse_tolerance = true;
+  // Position: the World builds seed 004's candidate lists each step and hands the solver
+  // PositionProblem::find_new_contacts (cr-mlcp)
+  bool candidates = false;
   std::vector<std::string> keys;          // option keys accepted in the scene's "solver" object
   ParseOptionsFn parse_options = nullptr;  // reads those keys (the solver's *_options.cpp)
   // The solve functions of its kind; the others are null.

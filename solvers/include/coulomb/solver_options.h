@@ -175,6 +175,33 @@ struct NewtonFclibOptions {
   double regularization = 0.01;      // epsilon of s.8.4 is this times ||phi|| / ||phi_0||, relative to each row's r-factor
 };
 
+// cr-mlcp (seed 004): the preconditioner of s.3.4 (eq. 22)
+enum class CrPreconditioner { Diag, Full };
+template <>
+struct EnumNames<CrPreconditioner> {
+  static constexpr std::array<std::string_view, 2> names{"diag", "full"};
+};
+
+// The common max_iterations counts CR iterations over the whole step (all re-linearisations);
+// abs_tol is eps_2 (unit: m: the band 0 <= C_k(x) < eps_2 every active constraint ends in, and the
+// largest change of distance a state switch must make to be applied, Algorithm 2 line 19);
+// rel_tol is eps_1 (||r|| < eps_1 ||d||, and the local-minimum test ||B C^-1 r|| < eps_1 ||d||).
+// The defaults below are set by its parse function (cr_mlcp_options.cpp).
+struct CrMlcpOptions {
+  CrPreconditioner preconditioner = CrPreconditioner::Full;
+  bool friction = true;                // static/kinetic friction rows (s.3.2); false: frictionless
+  double mass_damping = 0.0;           // Rayleigh alpha of C_d = alpha M + beta K (unit: 1/s); beta is
+                                       // each material's damping (unit: s)
+  double compression_limit = 0.3;      // Neo-Hookean: principal stretches below it see the energy
+                                       // extrapolated linearly (s.2.1, Stomakhin et al. 2012), in (0, 1]
+  bool duplicate_scaling = true;       // Z of s.3.4.1 (false: Z = I, for studies)
+  int max_relinearizations = 10;       // Algorithm 1 line 27 rounds per step
+  bool update_normals = true;          // eq. 21: contact normals from the geometry at each
+                                       // re-linearisation, turned at most 15 degrees (false: fixed)
+  double theta_eps_deg = 1.2;          // eps_theta of Algorithm 3 (unit: degree)
+  double theta_alpha = 0.01;           // alpha_theta of Algorithm 3
+};
+
 // What a solve function gets: the common keys and every family's part (see the top of this file).
 // A new solver family adds its part here (solvers/README.md, "Adding a solver").
 struct SolverOptions : CommonSolverOptions {
@@ -183,6 +210,7 @@ struct SolverOptions : CommonSolverOptions {
   XpbdOptions xpbd;
   NewtonOptions newton;
   NewtonFclibOptions newton_fclib;
+  CrMlcpOptions cr;
 };
 
 }  // namespace coulomb
