@@ -87,6 +87,18 @@ class CrMlcp {
  private:
   void setup();
   void set_configuration(const Vec& v);  // positions at x^l + h v (and the fixed DOFs' motion)
+  // the current positions (x_, q_, px_) as a configuration of the constraint interface
+  Configuration configuration() const {
+    Configuration c;
+    c.x = x_.data();
+    c.q = q_.data();
+    c.w = w_zero_.data();
+    c.h = h_;
+    c.num_rigid = nr_;
+    c.px = px_.data();
+    c.num_particles = np_;
+    return c;
+  }
   void linearise(const Vec* vstar);
   void start_configuration();
   void recompute(const Vec& y);  // Algorithm 1 lines 19-21
@@ -201,14 +213,7 @@ void CrMlcp::set_configuration(const Vec& v) {
 // DOFs that move: null = at x^l (v^* = 0; the fixed DOFs' known motion h v_fixed enters c), else
 // at x(v^*) (their motion is then in C(x^*)).
 void CrMlcp::linearise(const Vec* vstar) {
-  Configuration cfg;
-  cfg.x = x_.data();
-  cfg.q = q_.data();
-  cfg.w = w_zero_.data();
-  cfg.h = h_;
-  cfg.num_rigid = nr_;
-  cfg.px = px_.data();
-  cfg.num_particles = np_;
+  const Configuration cfg = configuration();
   const bool first = rows_.empty() && active_.empty();
   rows_.clear();
   col_.clear();
@@ -540,14 +545,7 @@ bool CrMlcp::evaluate_constraints(const Vec& yc) {
 // an active contact is not within [0, eps_2).
 bool CrMlcp::measure(const Vec& y) {
   set_configuration(y);
-  Configuration cfg;
-  cfg.x = x_.data();
-  cfg.q = q_.data();
-  cfg.w = w_zero_.data();
-  cfg.h = h_;
-  cfg.num_rigid = nr_;
-  cfg.px = px_.data();
-  cfg.num_particles = np_;
+  const Configuration cfg = configuration();
   BlockRows b;
   const auto off = [&](int r, double value) {
     const Row& row = rows_[std::size_t(r)];
@@ -636,14 +634,7 @@ int CrMlcp::update_normals() {
 bool CrMlcp::new_collisions() {
   if (!p_.find_new_contacts) return false;
   set_configuration(y_);
-  Configuration end;
-  end.x = x_.data();
-  end.q = q_.data();
-  end.w = w_zero_.data();
-  end.h = h_;
-  end.num_rigid = nr_;
-  end.px = px_.data();
-  end.num_particles = np_;
+  const Configuration end = configuration();
   std::vector<ContactConstraint> found;
   if (p_.find_new_contacts(end, found) == 0 || found.empty()) return false;
   const int old_nc = int(contacts_.size()), old_m = m_, added = int(found.size());
