@@ -34,6 +34,7 @@
 #include <coulomb/integrators.h>
 #include <coulomb/merit.h>
 #include <coulomb/ncp.h>
+#include <coulomb/newton_device.h>
 #include <coulomb/position_problem.h>
 #include <coulomb/solver.h>
 
@@ -124,7 +125,7 @@ class Newton {
   std::vector<Vec6> Hinv_g_;
   std::vector<Mat6> Hinv_;
   std::vector<char> coupled_;
-  gpu::Device device_ = gpu::Device::Cpu;
+  bool cuda_visible_ = false;  // "auto" only: whether it may choose CUDA (newton_uses_cuda)
 };
 
 void Newton::setup() {
@@ -164,12 +165,7 @@ void Newton::setup() {
   if (!n_.start_from_free)
     for (int d = 0; d < nd_; ++d)
       if (moves_[std::size_t(d)]) set_velocity(d, Vec6::Zero());
-  const gpu::Device cuda = gpu::Device::Cuda;
-  device_ = n_.device == ComputeDevice::Cuda || (n_.device == ComputeDevice::Auto && gpu::cuda_available())
-                ? cuda
-                : gpu::Device::Cpu;
-  if (device_ == cuda && (n_.linear == NewtonLinear::GaussSeidel || n_.linear == NewtonLinear::Direct))
-    device_ = gpu::Device::Cpu;  // those back ends are CPU-only (gpu/schur.h)
+  cuda_visible_ = n_.device == ComputeDevice::Auto && gpu::cuda_available();
 }
 
 void Newton::mass_blocks() {
@@ -481,7 +477,8 @@ SolverStats Newton::run() {
     if (it == o_.max_iterations) break;
     // eq. 59 for dP (decoupled rows return their known step), then eq. 60 for du
     dP_.assign(rhs_.size(), 0.0);
-    const gpu::LinearResult lr = gpu::solve_linear(device_, sys_, rhs_, dP_, lo);
+    const gpu::Device device = newton_uses_cuda(n_, sys_.rows, cuda_visible_) ? gpu::Device::Cuda : gpu::Device::Cpu;
+    const gpu::LinearResult lr = gpu::solve_linear(device, sys_, rhs_, dP_, lo);
     st.linear_iterations += lr.iterations;
     for (std::size_t r = 0; r < dP_.size(); ++r)
       if (!coupled_[r]) dP_[r] = known_[r];

@@ -2,6 +2,8 @@
 // Coulomb friction exact and isotropic over one implicit step (eq. 36 with W of eq. 104-105), a
 // box resting on four redundant corner contacts (the singular system of s.8.2), a compliant
 // attachment (eq. 47), and every linear back end and NCP function agreeing.
+#include <coulomb/gpu/schur.h>
+#include <coulomb/newton_device.h>
 #include <coulomb/position_problem.h>
 #include <coulomb/solver.h>
 #include <gtest/gtest.h>
@@ -106,6 +108,44 @@ TEST(NewtonPcr, RedundantContactsRestTheBoxWithEveryLinearSolver) {
     EXPECT_NEAR(Pn, kG * 0.01, 1e-8) << to_string(lin);  // the weight over the step
     // the Fischer-Burmeister function spreads the load evenly over the redundant set (s.10.3)
     for (const Vec3& P : p.contact_impulse) EXPECT_NEAR(P[0], 0.25 * kG * 0.01, 1e-6) << to_string(lin);
+  }
+}
+
+// "auto" keeps small systems on the CPU (a CUDA solve costs milliseconds of upload and launches
+// whatever its size: gpu/README.md); "cuda" and "cpu" are obeyed; Gauss-Seidel and direct are CPU-only.
+TEST(NewtonPcr, AutoDeviceSendsOnlyLargeSystemsToCuda) {
+  NewtonOptions n;
+  EXPECT_EQ(n.device, ComputeDevice::Auto);
+  EXPECT_FALSE(newton_uses_cuda(n, 20, true));
+  EXPECT_FALSE(newton_uses_cuda(n, kNewtonAutoCudaMinRows - 1, true));
+  EXPECT_TRUE(newton_uses_cuda(n, kNewtonAutoCudaMinRows, true));
+  EXPECT_FALSE(newton_uses_cuda(n, kNewtonAutoCudaMinRows, false));
+  n.device = ComputeDevice::Cuda;
+  EXPECT_TRUE(newton_uses_cuda(n, 20, true));
+  n.linear = NewtonLinear::Direct;
+  EXPECT_FALSE(newton_uses_cuda(n, 20, true));
+  n.linear = NewtonLinear::Cg;
+  n.device = ComputeDevice::Cpu;
+  EXPECT_FALSE(newton_uses_cuda(n, 1000000, true));
+}
+
+// The whole Newton solve with its linear systems on CUDA (where a device is visible) against the
+// CPU kernels: the same Newton and linear iteration counts, the same rest state.
+TEST(NewtonPcr, CudaRestsTheBoxLikeTheCpu) {
+  if (!gpu::cuda_available()) GTEST_SKIP() << "no CUDA device here";
+  for (NewtonLinear lin : {NewtonLinear::Pcr, NewtonLinear::Cg}) {
+    PositionProblem pc = box_on_corners(0.01), pg = box_on_corners(0.01);
+    SolverOptions o = options(NcpFunction::FischerBurmeister, lin);
+    o.abs_tol = 1e-8;
+    const SolverStats sc = solve(pc, o);
+    o.newton.device = ComputeDevice::Cuda;
+    const SolverStats sg = solve(pg, o);
+    EXPECT_TRUE(sg.converged) << to_string(lin);
+    EXPECT_EQ(sc.iterations, sg.iterations) << to_string(lin);
+    EXPECT_EQ(sc.linear_iterations, sg.linear_iterations) << to_string(lin);
+    EXPECT_NEAR((pc.x[0] - pg.x[0]).norm(), 0.0, 1e-12) << to_string(lin);
+    for (std::size_t k = 0; k < pc.contact_impulse.size(); ++k)
+      EXPECT_NEAR((pc.contact_impulse[k] - pg.contact_impulse[k]).norm(), 0.0, 1e-12) << to_string(lin);
   }
 }
 

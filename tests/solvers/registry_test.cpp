@@ -260,9 +260,12 @@ TEST(Registry, NewtonKeys) {
   EXPECT_EQ(parse_error("newton-pcr", "linear_iterations", 2.5).message(), "expected an integer in [1, 1000000]");
   EXPECT_NE(parse_error("newton-pcr", "start", "warm").message().find("expected one of"), std::string::npos);
   EXPECT_NE(parse_error("newton-pcr", "warm_start", true).message().find("unknown key"), std::string::npos);
-  if (!gpu::cuda_available())
+  if (!gpu::cuda_available()) {
     EXPECT_NE(parse_error("newton-pcr", "device", "cuda").message().find("needs a CUDA build and a visible GPU"),
               std::string::npos);
+  } else {
+    EXPECT_EQ(parse("newton-pcr", {{"device", "cuda"}}).newton.device, ComputeDevice::Cuda);
+  }
 }
 
 TEST(Registry, EnumNames) {
