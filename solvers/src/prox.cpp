@@ -263,6 +263,7 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
   double r_prev = 100.0 * scale + std::numeric_limits<double>::min();
   tbb::task_arena arena(std::max(1, opt.threads));
   stats.converged = nc == 0 && nj == 0;
+  int accepted = 0;  // sweeps not rolled back
   for (int it = 0; it < opt.max_iterations && nc + nj > 0; ++it) {
     double r_next = 0.0, max_lambda = 0.0;
     if (gauss_seidel) {
@@ -319,7 +320,8 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
     stats.residual = step;
     if (opt.record_history) stats.history.push_back(step);
     // with merit_tol, the FCLib merit every kMeritCheckInterval accepted sweeps instead (merit.h)
-    if (stopping_test_met(op, lambda, opt.merit_tol, stats.iterations,
+    ++accepted;
+    if (stopping_test_met(op, lambda, opt.merit_tol, accepted,
                           step <= opt.abs_tol || step <= opt.rel_tol * max_lambda)) {
       stats.converged = true;
       break;
