@@ -139,18 +139,25 @@ TEST(HonestConvergence, FclibProblemsConvergeOnlyAtTheMerit) {
       const bool newton = s->name.rfind("newton", 0) == 0;
       if (newton && p.num_contacts() > 100) continue;  // seconds of LU under sanitizers
       ContactSolution sol;
-      const SolverStats st = solve(*s, p, options(*s, newton ? 100 : 2000, tol, tol), sol);
+      const int budget = newton ? 100 : p.num_contacts() > 100 ? 600 : 2000;  // prox-gs said converged at 469
+      const SolverStats st = solve(*s, p, options(*s, budget, tol, tol), sol);
       const double theirs = libfclib_merit(file, sol.lambda);
       std::cout << "  " << stem << " " << s->name << ": merit " << st.merit << " after " << st.iterations
                 << " iterations, converged " << st.converged << "\n";
       EXPECT_EQ(st.converged, st.merit <= tol) << stem << " " << s->name << ": merit " << st.merit;
-      if (st.converged) EXPECT_LE(theirs, tol) << stem << " " << s->name;
+      if (st.converged) {
+        EXPECT_LE(theirs, tol) << stem << " " << s->name;
+      }
       ++checked;
       // measured: prox-gs reaches 1e-6 on the small problems (OneObject in 680 to 1040 sweeps,
       // where its step test at tol 1e-6 stopped at 1.19e-6 and said converged); PGS's box
       // friction leaves the Rovers outside the cone (merits 0.10 and 1.0)
-      if (s->name == "prox-gs" && p.num_contacts() <= 100) EXPECT_TRUE(st.converged) << stem;
-      if (s->name == "pgs" && std::string(stem).rfind("Rover", 0) == 0) EXPECT_FALSE(st.converged) << stem;
+      if (s->name == "prox-gs" && p.num_contacts() <= 100) {
+        EXPECT_TRUE(st.converged) << stem;
+      }
+      if (s->name == "pgs" && std::string(stem).rfind("Rover", 0) == 0) {
+        EXPECT_FALSE(st.converged) << stem;
+      }
     }
   }
   if (checked == 0) GTEST_SKIP() << "none of the problems is in " << dir.string();

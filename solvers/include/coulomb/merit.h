@@ -47,8 +47,8 @@ inline constexpr int kMeritCheckInterval = 10;
 
 // Whether an iterative solver stops after `iterations` iterations: its own test `own_test`
 // without merit_tol, else the merit of lambda <= merit_tol, evaluated every kMeritCheckInterval
-// iterations (PROX: accepted sweeps; all_velocities resets the operator to lambda, which a Gauss-Seidel operator
-// already holds).
+// iterations (PROX: accepted sweeps). all_velocities resets the operator to lambda, which a
+// Gauss-Seidel operator already holds.
 template <class Op>
 bool stopping_test_met(Op& op, const std::vector<Vec4>& lambda, double merit_tol, int iterations, bool own_test) {
   if (!(merit_tol > 0.0)) return own_test;
