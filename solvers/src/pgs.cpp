@@ -203,7 +203,8 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
       const SweepResult f = sweep<1, 3, false>(op, lambda, order, opt.pgs.sor);  // eq. 21
       const JointSweep j = joints();
       stats.iterations = it + 1;
-      if (stop(small(std::max({n.max_delta, f.max_delta, j.max_delta}), std::max({n.max_lambda, f.max_lambda, j.max_lambda})))) {
+      if (stop(small(std::max({n.max_delta, f.max_delta, j.max_delta}),
+                     std::max({n.max_lambda, f.max_lambda, j.max_lambda})))) {
         stats.converged = true;
         break;
       }
