@@ -121,6 +121,7 @@ py::dict fclib_solve(const std::string& path, const std::string& solver, double 
   opt.max_iterations = max_iterations;
   opt.abs_tol = tol;
   opt.rel_tol = tol;
+  opt.merit_tol = tol;  // converged means FCLib merit <= tol (issue 12, solvers/README.md)
   opt.warm_start = false;
   opt.prox = ProxOptions::for_strategy(*strategy);
   const fs::path file(path);
@@ -146,7 +147,7 @@ py::dict fclib_solve(const std::string& path, const std::string& solver, double 
   d["time_ms"] = stats.time_ms;
   d["merit"] = stats.merit;
   d["fclib_merit"] = fclib_merit;
-  d["converged"] = stats.converged;
+  d["converged"] = stats.converged && fclib_merit <= tol;  // libfclib's merit too, as coulomb fclib
   d["residual"] = stats.residual;
   d["impulses"] = impulses;
   return d;

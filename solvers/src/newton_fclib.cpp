@@ -354,7 +354,10 @@ SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactS
   NewtonSystem system(L, o, f.friction == NewtonFriction::FixedPoint);
   Vec dr, trial, u_trial;
   Residual R_trial;
-  for (int it = 0; it < opt.max_iterations && nc > 0 && !(merit <= opt.abs_tol); ++it) {
+  // the FCLib merit is already the stopping test, computed every iteration (cheap beside the
+  // factorisation); merit_tol (`coulomb fclib`'s --tol) can only tighten abs_tol
+  const double tol = opt.merit_tol > 0.0 ? std::min(opt.abs_tol, opt.merit_tol) : opt.abs_tol;
+  for (int it = 0; it < opt.max_iterations && nc > 0 && !(merit <= tol); ++it) {
     // s.8.4's regularisation, shrinking with the residual (Levenberg-Marquardt style): a constant
     // epsilon suited some problems and stalled others (solvers/README.md)
     const double eps = o.regularization * std::sqrt(theta / theta0) + kMinRegularization;
@@ -400,7 +403,7 @@ SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactS
   }
   AssembledOperator op(p);
   stats.merit = fclib_merit(op, sol.lambda);
-  stats.converged = stats.merit <= opt.abs_tol;
+  stats.converged = stats.merit <= tol;
   stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return stats;
 }

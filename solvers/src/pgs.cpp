@@ -8,7 +8,11 @@
 // each row). Box friction: |lambda_t| <= mu_s lambda_n and |lambda_s| <= mu_t lambda_n
 // independently, an outer approximation of the Coulomb cone (seed 000 section 3.1).
 //
-// Stopping test: ||lambda^{k+1} - lambda^k||_inf <= abs_tol or <= rel_tol ||lambda^{k+1}||_inf.
+// Stopping test: ||lambda^{k+1} - lambda^k||_inf <= abs_tol or <= rel_tol ||lambda^{k+1}||_inf;
+// with merit_tol > 0 (`coulomb fclib`), the FCLib merit <= merit_tol instead, evaluated every
+// kMeritCheckInterval iterations (merit.h), and `converged` is that merit at the returned impulses.
+// Box friction's fixed points lie outside the Coulomb cone wherever a contact slides diagonally,
+// so there the step test is met long before (or without) the merit: PGS then runs its budget.
 // SolverStats::residual is the solver's own merit, Theta(lambda) = 1/2 H^T H of seed 001
 // eq. 22-23 at the returned impulses, over the rows PGS solves (pgs_orderings.h); with
 // record_history, SolverStats::history gets Theta after every iteration (one extra pass over the
@@ -182,6 +186,10 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   const auto small = [&](double delta, double max_lambda) {
     return delta <= opt.abs_tol || delta <= opt.rel_tol * max_lambda;
   };
+  // the step test, or with merit_tol the FCLib merit every kMeritCheckInterval iterations (merit.h)
+  const auto stop = [&](bool own_test) {
+    return stopping_test_met(op, lambda, opt.merit_tol, stats.iterations, own_test);
+  };
   std::vector<Vec4> scratch;
   // history: Theta after each iteration but the last, which is pushed from the final evaluation
   const auto record = [&](int it) {
@@ -195,7 +203,8 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
       const SweepResult f = sweep<1, 3, false>(op, lambda, order, opt.pgs.sor);  // eq. 21
       const JointSweep j = joints();
       stats.iterations = it + 1;
-      if (small(std::max({n.max_delta, f.max_delta, j.max_delta}), std::max({n.max_lambda, f.max_lambda, j.max_lambda}))) {
+      if (stop(small(std::max({n.max_delta, f.max_delta, j.max_delta}),
+                     std::max({n.max_lambda, f.max_lambda, j.max_lambda})))) {
         stats.converged = true;
         break;
       }
@@ -213,7 +222,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
       set_max_lambda[set] = s.max_lambda;  // the other set is unchanged since its last sweep
       const bool met = small(std::max(s.max_delta, j.max_delta),
                              std::max({set_max_lambda[0], set_max_lambda[1], j.max_lambda}));
-      if (met && previous == 1 - set) {
+      if (stop(met && previous == 1 - set)) {
         stats.converged = true;
         break;
       }
@@ -228,7 +237,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
       const SweepResult s = sweep<0, 3, false>(op, lambda, order, opt.pgs.sor);
       const JointSweep j = joints();
       stats.iterations = it + 1;
-      if (small(std::max(s.max_delta, j.max_delta), std::max(s.max_lambda, j.max_lambda))) {
+      if (stop(small(std::max(s.max_delta, j.max_delta), std::max(s.max_lambda, j.max_lambda)))) {
         stats.converged = true;
         break;
       }
@@ -247,6 +256,9 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   // Converged must mean converged (issue 11): a non-finite iterate (q ~ 1e300 overflows) makes
   // every delta NaN, which the stopping test cannot see, and a row with W_rr = 0 is skipped by
   // the sweeps, so a violated one (W = 0, b_n < 0) leaves lambda unchanged and "converged".
+  // With merit_tol (FCLib problems, no joints) it is the merit of the impulses returned, GSP's
+  // final projection included, however the loop ended (issue 12).
+  if (opt.merit_tol > 0.0) stats.converged = stats.merit <= opt.merit_tol;
   if (!std::isfinite(stats.residual) || !std::isfinite(stats.merit) || unresolved_row(op, lambda, v, opt.abs_tol))
     stats.converged = false;
   stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

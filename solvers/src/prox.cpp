@@ -6,7 +6,10 @@
 // ellipsoid, lambda_f = prox_F(z_f) (eq. 15b, 16, 21b, section 4.1). The r-factors R follow one
 // of the strategies of section 4.2 (global: r I; local: r/A_ii per row, eq. 39; blocked:
 // blockdiag(1/A_nn, A_ff^-1), eq. 40), and a sweep whose residual ||lambda^{k+1} - lambda^k||_inf
-// (eq. 27) grows is rolled back with R <- nu R (algorithm 1-2, lines 11-15).
+// (eq. 27) grows is rolled back with R <- nu R (algorithm 1-2, lines 11-15). The stopping test is
+// eq. 27 per unit r <= abs_tol (or rel_tol ||lambda||_inf); with merit_tol > 0 (`coulomb fclib`)
+// it is the FCLib merit <= merit_tol instead (merit.h), since eq. 27 can be met far from a
+// solution (KaplasTower: step test met at merit 1.5e-4 with tol 1e-6).
 //
 // Both schemes are templates over the contact operator (matrix-free or assembled). The Jacobi
 // sweep reads only lambda^k, so its contacts are independent: with threads > 1 it runs them in
@@ -260,6 +263,7 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
   double r_prev = 100.0 * scale + std::numeric_limits<double>::min();
   tbb::task_arena arena(std::max(1, opt.threads));
   stats.converged = nc == 0 && nj == 0;
+  int accepted = 0;  // sweeps not rolled back
   for (int it = 0; it < opt.max_iterations && nc + nj > 0; ++it) {
     double r_next = 0.0, max_lambda = 0.0;
     if (gauss_seidel) {
@@ -315,12 +319,17 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
     const double step = r_next / r_scale;
     stats.residual = step;
     if (opt.record_history) stats.history.push_back(step);
-    if (step <= opt.abs_tol || step <= opt.rel_tol * max_lambda) {
+    // with merit_tol, the FCLib merit every kMeritCheckInterval accepted sweeps instead (merit.h)
+    ++accepted;
+    if (stopping_test_met(op, lambda, opt.merit_tol, accepted,
+                          step <= opt.abs_tol || step <= opt.rel_tol * max_lambda)) {
       stats.converged = true;
       break;
     }
   }
   stats.merit = fclib_merit(op, lambda);
+  // with merit_tol, converged is the merit of the impulses returned, however the loop ended (issue 12)
+  if (opt.merit_tol > 0.0) stats.converged = stats.merit <= opt.merit_tol;
   stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return stats;
 }

@@ -57,6 +57,14 @@ check set-keeps-scene 2 "$exe" run --set X "$src/scenes/sliding_box.json" --out 
 contains set-keeps-scene-message 'expected POINTER=VALUE (e.g. /solver/max_iterations=50), got "X"'
 check max-iterations-2e8 2 "$exe" validate "$src/scenes/sliding_box.json" --set /solver/max_iterations=2e8
 contains max-iterations-limit "/solver/max_iterations: expected an integer in [1, 100000000]"
+# issue 12: converged means the FCLib merit met --tol (PGS's box friction leaves this one at 1.1e-3)
+check fclib-pgs-honest 0 "$exe" fclib "$src/tests/fuzz/corpus/fuzz_fclib/FrictionContact3D_1c.hdf5" --solver pgs \
+  --tol 1e-6 --max-iterations 50 --json
+contains fclib-pgs-honest-not-converged '"converged":false'
+lacks fclib-pgs-honest-never-converged '"converged":true'
+check fclib-prox-honest 0 "$exe" fclib "$src/tests/fuzz/corpus/fuzz_fclib/FrictionContact3D_1c.hdf5" --solver prox-gs \
+  --tol 1e-6 --json
+contains fclib-prox-honest-converged '"converged":true'
 check fclib-max-iterations-2e8 2 "$exe" fclib "$src/tests/fuzz/corpus/fuzz_fclib/FrictionContact3D_1c.hdf5" --max-iterations 2e8
 contains fclib-max-iterations-limit "expected an integer in [1, 100000000], got 2e8"
 printf '{"format": "coulomb-scene/1", "time": {"dt": 0.01, "steps": 1}, "gravity": [0, 0, 1e400]}' >"$tmp/big_number.json"

@@ -9,31 +9,13 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "local_problems.h"
+
 namespace coulomb {
 namespace {
 
-// A local problem u = W r + q from dense 3x3 blocks (nc contacts, mu per contact).
-AssembledProblem make_problem(const Eigen::MatrixXd& W, const Eigen::VectorXd& q, const std::vector<double>& mu) {
-  const int nc = int(mu.size());
-  AssembledProblem p;
-  p.row_start.assign(std::size_t(nc) + 1, 0);
-  for (int k = 0; k < nc; ++k) {
-    for (int j = 0; j < nc; ++j) {
-      const Eigen::Matrix3d B = W.block<3, 3>(3 * k, 3 * j);
-      if (B.isZero() && j != k) continue;
-      Mat4 b = Mat4::Zero();
-      b.topLeftCorner<3, 3>() = B;
-      if (j == k) b(3, 3) = 1.0;
-      p.col.push_back(j);
-      p.block.push_back(b);
-    }
-    p.row_start[std::size_t(k) + 1] = int(p.col.size());
-    p.b.push_back(Vec4(q[3 * k], q[3 * k + 1], q[3 * k + 2], 0.0));
-    p.mu.push_back(Vec3(mu[std::size_t(k)], mu[std::size_t(k)], 0.0));
-  }
-  p.finalize();
-  return p;
-}
+using test::coupled_problem;
+using test::make_local_problem;
 
 SolverOptions newton_options(const std::string& solver, nlohmann::json keys = nlohmann::json::object()) {
   keys["type"] = solver;
@@ -55,7 +37,7 @@ struct OneContact {
   AssembledProblem problem(const Vec3& q) const {
     Eigen::MatrixXd W = Eigen::MatrixXd::Zero(3, 3);
     W.diagonal() << wn, wt, wt;
-    return make_problem(W, q, {mu});
+    return make_local_problem(W, q, {mu});
   }
 };
 
@@ -88,24 +70,6 @@ TEST(NewtonFclib, OneContactOpenSticksAndSlides) {
       EXPECT_TRUE(s.converged) << what;
       EXPECT_LE(s.merit, 1e-12) << what;
     }
-}
-
-// A small coupled problem: W = J M^-1 J^T for random Jacobians of 4 contacts on 2 bodies (SPD in
-// general position), some contacts pressed, some separating.
-AssembledProblem coupled_problem(unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> g;
-  const int nc = 4, dofs = 12;
-  Eigen::MatrixXd J(3 * nc, dofs);
-  for (int i = 0; i < J.rows(); ++i)
-    for (int j = 0; j < dofs; ++j) J(i, j) = g(rng);
-  const Eigen::MatrixXd W = J * J.transpose() / dofs;
-  Eigen::VectorXd q(3 * nc);
-  for (int i = 0; i < q.size(); ++i) q[i] = g(rng);
-  q[0] = -1.0;
-  q[3] = -0.5;
-  q[6] = 0.4;
-  return make_problem(W, q, {0.3, 0.6, 0.5, 0.8});
 }
 
 TEST(NewtonFclib, EveryFormulationAndLinearSolverReachesTheSameSolution) {

@@ -82,6 +82,7 @@ std::vector<SolverOptions> solver_options(const std::vector<const SolverInfo*>& 
     if (!j.contains("max_iterations")) opt.max_iterations = a.max_iterations;
     if (!j.contains("abs_tol")) opt.abs_tol = a.tol;
     if (!j.contains("rel_tol")) opt.rel_tol = a.tol;
+    opt.merit_tol = a.tol;  // converged means FCLib merit <= --tol, whatever --option abs_tol says (issue 12)
     if (!j.contains("warm_start")) opt.warm_start = false;  // every run starts from lambda = 0
     if (!j.contains("r_factor")) opt.prox = ProxOptions::for_strategy(a.r_strategy);  // the paper's defaults
     out.push_back(opt);
@@ -152,6 +153,8 @@ int fclib(const FclibArgs& a) {
       r.stats = s->solve_assembled(problem, options[i], sol);
       try {
         r.fclib_merit = libfclib_merit(file, sol.lambda);
+        // the column the user reads: libfclib's merit must meet --tol too (ours agrees to ~1e-15)
+        r.stats.converged = r.stats.converged && r.fclib_merit <= a.tol;
       } catch (const std::exception& e) {  // the file changed or vanished since it was read
         std::cerr << "coulomb: error: " << e.what() << "\n";
         load_failed = true;

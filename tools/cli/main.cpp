@@ -137,7 +137,8 @@ int main(int argc, char** argv) {
   fclib->add_option("--solver", fclib_args.solvers, "solver to run (repeatable; default: all with an assembled form)")
       ->allow_extra_args(false)
       ->check(kNonEmpty);
-  fclib->add_option("--tol", fclib_args.tol, "abs_tol and rel_tol of the solvers (default 1e-8)")
+  fclib->add_option("--tol", fclib_args.tol,
+                    "abs_tol and rel_tol of the solvers; converged means FCLib merit <= it (default 1e-8)")
       ->check(finite_number(true));
   fclib->add_option("--max-iterations", fclib_args.max_iterations, "iteration limit (default 10000)")
       ->check(integer_in(1, 100000000));

@@ -56,6 +56,11 @@ struct CommonSolverOptions {
   bool warm_start = true;       // start from the previous step's impulses
   int threads = 1;              // worker threads available to the solver (not a scene key: --threads)
   bool record_history = false;  // fill SolverStats::history (studies; costs a merit per iteration)
+  // Not a scene key (like threads); `coulomb fclib` sets it to --tol. When > 0, the velocity
+  // solvers with an assembled form stop on the FCLib merit (merit.h) of their impulses instead of
+  // their own test, and `converged` means that merit is <= merit_tol (issue 12, "honest
+  // convergence"; solvers/README.md, "What converged means").
+  double merit_tol = 0.0;
 };
 
 // pgs (seed 001): the contact permutations of section 5 (pgs.cpp)
