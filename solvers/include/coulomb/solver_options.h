@@ -56,6 +56,11 @@ struct CommonSolverOptions {
   bool warm_start = true;       // start from the previous step's impulses
   int threads = 1;              // worker threads available to the solver (not a scene key: --threads)
   bool record_history = false;  // fill SolverStats::history (studies; costs a merit per iteration)
+  // pgs and prox-gs on scenes: sweep the contacts colour by colour of the contact graph
+  // (contact_coloring.h) instead of in index order, each colour in parallel with threads > 1.
+  // Same result for every thread count; a different (equally valid) Gauss-Seidel order than
+  // the default, so off by default. pgs uses it with the default ordering only.
+  bool graph_coloring = false;
 };
 
 // pgs (seed 001): the contact permutations of section 5 (pgs.cpp)
