@@ -20,7 +20,7 @@ constexpr std::size_t kPairsPerChunk = 32;  // a few microseconds of narrowphase
 constexpr std::size_t kBodiesPerChunk = 256;
 }  // namespace
 
-DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out) {
+DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out, std::vector<std::pair<int, int>>* pairs_out) {
   const std::size_t nb = in.body_shape->size();
   const auto reach = [&](std::size_t i) { return in.reach ? (*in.reach)[i] : 0.0; };
   std::vector<Aabb> boxes(nb);
@@ -122,7 +122,39 @@ DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out) {
     for (const Found& f : found[c])
       if (current(c, f)) out.push_back(f.contact);  // the pair's last pass
   std::sort(out.begin(), out.end(), contact_less);
-  return {int(pairs.size()), int(out.size())};
+  const int npairs = int(pairs.size());
+  if (pairs_out) *pairs_out = std::move(pairs);
+  return {npairs, int(out.size())};
+}
+
+void detect_uncovered_pairs(const DetectInput& in, const std::vector<std::pair<int, int>>& pairs,
+                            const std::vector<Contact>& covered, std::vector<Contact>& out) {
+  // the pairs to run: no contact in `covered` (both lists are sorted by pair), boxes overlapping
+  std::vector<std::pair<int, int>> todo;
+  std::size_t k = 0;
+  for (const auto& [a, b] : pairs) {
+    while (k < covered.size() && std::pair(covered[k].body_a, covered[k].body_b) < std::pair(a, b)) ++k;
+    if (k < covered.size() && covered[k].body_a == a && covered[k].body_b == b) continue;
+    const Aabb ba = in.shapes->aabb((*in.body_shape)[std::size_t(a)], (*in.shape_pose)[std::size_t(a)], in.envelope);
+    const Aabb bb = in.shapes->aabb((*in.body_shape)[std::size_t(b)], (*in.shape_pose)[std::size_t(b)], in.envelope);
+    if (ba.overlaps(bb)) todo.emplace_back(a, b);
+  }
+  const std::size_t nchunks = (todo.size() + kPairsPerChunk - 1) / kPairsPerChunk;
+  std::vector<std::vector<Contact>> found(nchunks);
+  tbb::parallel_for(std::size_t(0), nchunks, [&](std::size_t chunk) {
+    std::vector<ContactPoint> pts;
+    const std::size_t end = std::min(todo.size(), (chunk + 1) * kPairsPerChunk);
+    for (std::size_t e = chunk * kPairsPerChunk; e < end; ++e) {
+      const auto [a, b] = todo[e];
+      pts.clear();
+      collide(*in.shapes, (*in.body_shape)[std::size_t(a)], (*in.shape_pose)[std::size_t(a)],
+              (*in.body_shape)[std::size_t(b)], (*in.shape_pose)[std::size_t(b)], in.envelope, pts);
+      for (const ContactPoint& p : pts)
+        if (p.point.allFinite() && p.normal.allFinite() && std::isfinite(p.depth))
+          found[chunk].push_back({a, b, p.point, p.normal, p.depth, p.feature_a, p.feature_b});
+    }
+  });
+  for (const std::vector<Contact>& f : found) out.insert(out.end(), f.begin(), f.end());
 }
 
 void refresh_contacts(const std::vector<Contact>& in, const std::vector<Pose>& before, const std::vector<Pose>& after,

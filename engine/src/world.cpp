@@ -314,8 +314,8 @@ BodyState World::body(int id) const {
   return b;
 }
 
-int World::detect(std::vector<Contact>& out) {
-  const int pairs = detect_contacts(detect_input(), out).pairs;
+int World::detect(std::vector<Contact>& out, std::vector<std::pair<int, int>>* pairs_out) {
+  const int pairs = detect_contacts(detect_input(), out, pairs_out).pairs;
   drop_jointed_contacts(out);
   return pairs;
 }
@@ -449,13 +449,30 @@ void World::assemble_joints() {
 // with PGS (frictionless, so its box is the normal cone) and displace the bodies (eq. 51).
 // Velocities are untouched. The step's contacts and impulses stay those of the velocity solve.
 // The gaps are those of the step's contacts carried to q^{t+1} (refresh_contacts), not of a
-// second detection: on the funnel that detection took 370 of 782 ms per step (issue 12), and
-// the step's speculative contacts already hold every pair that could touch by q^{t+1}.
+// second detection (on the funnel that detection took 370 of 782 ms per step, issue 12). The
+// step's speculative contacts cover what each pair could close with its velocities at the
+// detection; a pair that came together only because the solve changed a velocity (a body
+// deflected sideways) has no contact among them, so the step's candidate pairs without contacts
+// are run through the narrowphase at q^{t+1} (detect_uncovered_pairs): few, and only where
+// their boxes overlap.
 void World::stabilize() {
   const int nb = model_.size();
   end_poses_.resize(std::size_t(nb));
   for (int i = 0; i < nb; ++i) end_poses_[std::size_t(i)] = shape_pose(model_, state_, i);
   refresh_contacts(contacts_, poses_, end_poses_, gap_contacts_);
+  DetectInput in;
+  in.shapes = &scene_.shapes;
+  in.body_shape = &model_.shape;
+  in.shape_pose = &end_poses_;
+  in.is_static = &model_.fixed;
+  in.envelope = scene_.envelope;
+  std::vector<Contact> added;
+  detect_uncovered_pairs(in, step_pairs_, contacts_, added);
+  drop_jointed_contacts(added);
+  if (!added.empty()) {
+    gap_contacts_.insert(gap_contacts_.end(), added.begin(), added.end());
+    std::sort(gap_contacts_.begin(), gap_contacts_.end(), contact_less);
+  }
   assemble_gap_problem(model_, state_, gap_contacts_, gap_problem_);
   ContactSolution displacement;
   SolverOptions opt;  // plain PGS: the scene's solver options belong to the velocity problem
@@ -633,7 +650,7 @@ StepResult World::run_stages() {
 
   // 2 detect
   t0 = Clock::now();
-  stats_.pairs = detect(contacts_);
+  stats_.pairs = detect(contacts_, &step_pairs_);
   if (StepResult capped = check_contact_caps(); !capped.ok()) return capped;
   detect_coefficients();
   stats_.detect_ms = ms_since(t0);

@@ -39,7 +39,18 @@ struct DetectStats {
 
 // Broadphase + narrowphase; `out` is sorted with contact_less and has body_a < body_b.
 // Runs in parallel in the caller's task arena; the output does not depend on the thread count.
-DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out);
+// `pairs`, when given, receives the broadphase's candidate pairs (a < b, sorted).
+DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out,
+                            std::vector<std::pair<int, int>>* pairs = nullptr);
+
+// The narrowphase over those of `pairs` (a < b) that have no contact in `covered` (sorted with
+// contact_less) and whose shapes' boxes, grown by in.envelope, overlap at in.shape_pose: their
+// contacts within in.envelope (no reach) are appended to `out`, unsorted. Post-stabilisation
+// runs it at q^{t+1} over the step's candidate pairs, for the pairs that came together during
+// the step without a contact (a body deflected by a collision); the rest reuse their contacts
+// (refresh_contacts). Parallel; the output does not depend on the thread count.
+void detect_uncovered_pairs(const DetectInput& in, const std::vector<std::pair<int, int>>& pairs,
+                            const std::vector<Contact>& covered, std::vector<Contact>& out);
 
 // The contacts `in`, found at the shape poses `before`, carried to the poses `after` without a
 // new detection (as Bullet's btPersistentManifold::refreshContactPoints): each contact's two
