@@ -11,6 +11,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace coulomb {
 
@@ -19,7 +20,7 @@ constexpr std::size_t kPairsPerChunk = 32;  // a few microseconds of narrowphase
 constexpr std::size_t kBodiesPerChunk = 256;
 }  // namespace
 
-DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out) {
+DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out, std::vector<std::pair<int, int>>* pairs_out) {
   const std::size_t nb = in.body_shape->size();
   const auto reach = [&](std::size_t i) { return in.reach ? (*in.reach)[i] : 0.0; };
   std::vector<Aabb> boxes(nb);
@@ -31,27 +32,147 @@ DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out) {
   std::vector<std::pair<int, int>> pairs;
   broadphase(in.broadphase, boxes, *in.is_static, pairs);
 
-  const std::size_t nchunks = (pairs.size() + kPairsPerChunk - 1) / kPairsPerChunk;
+  // A pair's speculative reach (DetectInput::travel). While neither body's velocity changes in
+  // the step, the pair can close only its relative travel. A body with a contact that can close
+  // ("touched") may be stopped in the step, as the lowest of a falling column is by the floor,
+  // so a pair with such a body also gets that body's own travel, its stopping distance; never
+  // more than the sum of both reaches, the bound without relative motion.
+  const std::vector<Vec3>* t = in.travel;
+  std::vector<std::uint8_t> touched(nb, 0);  // dynamic bodies with a contact that can close
+  const auto relative = [&](std::size_t a, std::size_t b) {
+    return ((*t)[a] - (*t)[b]).norm() + (*in.turn)[a] + (*in.turn)[b] + in.accel_reach;
+  };
+  const auto pair_reach = [&](std::size_t a, std::size_t b) {
+    const double sum = reach(a) + reach(b);
+    if (!t) return sum;
+    double r = relative(a, b);
+    if (touched[a]) r += (*t)[a].norm();
+    if (touched[b]) r += (*t)[b].norm();
+    return std::min(r, sum);
+  };
+  // Whether a contact can close in the step: its gap against what its bodies can travel along
+  // its normal, with the stopping distance of a touched body. Directional, so that the
+  // neighbours of a stopped body touch it only if they move towards it (a column, not the
+  // bodies falling beside it), and a column passes the stop on from body to body.
+  const auto can_close = [&](const Contact& c, const std::vector<std::uint8_t>& stopped) {
+    const auto a = std::size_t(c.body_a), b = std::size_t(c.body_b);
+    const Vec3& n = c.normal;
+    double closing = std::abs(((*t)[a] - (*t)[b]).dot(n)) + (*in.turn)[a] + (*in.turn)[b] + in.accel_reach;
+    if (stopped[a]) closing += std::abs((*t)[a].dot(n));
+    if (stopped[b]) closing += std::abs((*t)[b].dot(n));
+    return -c.depth <= closing;
+  };
+
+  // Passes over the pairs whose reach grew, until no body becomes touched: the first pass takes
+  // every pair, a later one the pairs next to a newly touched body. Each pass's result for a pair
+  // replaces the earlier ones. Passes depend on the contacts alone, and the chunks of a pass on
+  // its pair list, so the result does not depend on the thread count.
+  struct Found {
+    std::size_t pair;
+    Contact contact;
+  };
+  std::vector<double> used(pairs.size(), -1.0);  // reach each pair was last run with
+  std::vector<int> pass_of(pairs.size(), -1);
+  std::vector<std::vector<Found>> found;  // per chunk of every pass
+  std::vector<int> chunk_pass;
+  std::vector<std::size_t> todo(pairs.size());
+  for (std::size_t e = 0; e < pairs.size(); ++e) todo[e] = e;
+  const auto current = [&](std::size_t c, const Found& f) { return pass_of[f.pair] == chunk_pass[c]; };
+  for (int pass = 0; !todo.empty(); ++pass) {
+    for (const std::size_t e : todo) {
+      used[e] = pair_reach(std::size_t(pairs[e].first), std::size_t(pairs[e].second));
+      pass_of[e] = pass;
+    }
+    const std::size_t first = found.size(), nchunks = (todo.size() + kPairsPerChunk - 1) / kPairsPerChunk;
+    found.resize(first + nchunks);
+    chunk_pass.resize(first + nchunks, pass);
+    tbb::parallel_for(std::size_t(0), nchunks, [&](std::size_t chunk) {
+      std::vector<ContactPoint> pts;
+      std::vector<Found>& f = found[first + chunk];
+      const std::size_t end = std::min(todo.size(), (chunk + 1) * kPairsPerChunk);
+      for (std::size_t k = chunk * kPairsPerChunk; k < end; ++k) {
+        const std::size_t e = todo[k];
+        const auto [a, b] = pairs[e];
+        pts.clear();
+        collide(*in.shapes, (*in.body_shape)[std::size_t(a)], (*in.shape_pose)[std::size_t(a)],
+                (*in.body_shape)[std::size_t(b)], (*in.shape_pose)[std::size_t(b)], in.envelope + used[e], pts);
+        for (const ContactPoint& p : pts) {
+          if (!p.point.allFinite() || !p.normal.allFinite() || !std::isfinite(p.depth)) continue;
+          f.push_back({e, {a, b, p.point, p.normal, p.depth, p.feature_a, p.feature_b}});
+        }
+      }
+    });
+    todo.clear();
+    if (!t) break;  // one pass: the reach does not depend on contacts
+    // touched bodies, to a fixed point over the current contacts (each round sees the last's)
+    for (bool grew = true; grew;) {
+      grew = false;
+      const std::vector<std::uint8_t> before = touched;
+      for (std::size_t c = 0; c < found.size(); ++c)
+        for (const Found& f : found[c])
+          if (current(c, f) && can_close(f.contact, before))
+            for (const int i : {f.contact.body_a, f.contact.body_b})
+              if (!(*in.is_static)[std::size_t(i)] && !touched[std::size_t(i)]) touched[std::size_t(i)] = grew = true;
+    }
+    for (std::size_t e = 0; e < pairs.size(); ++e)
+      if (pair_reach(std::size_t(pairs[e].first), std::size_t(pairs[e].second)) > used[e]) todo.push_back(e);
+  }
+  out.clear();
+  for (std::size_t c = 0; c < found.size(); ++c)
+    for (const Found& f : found[c])
+      if (current(c, f)) out.push_back(f.contact);  // the pair's last pass
+  std::sort(out.begin(), out.end(), contact_less);
+  const int npairs = int(pairs.size());
+  if (pairs_out) *pairs_out = std::move(pairs);
+  return {npairs, int(out.size())};
+}
+
+void detect_uncovered_pairs(const DetectInput& in, const std::vector<std::pair<int, int>>& pairs,
+                            const std::vector<Contact>& covered, std::vector<Contact>& out) {
+  // the pairs to run: no contact in `covered` (both lists are sorted by pair), boxes overlapping
+  std::vector<std::pair<int, int>> todo;
+  std::size_t k = 0;
+  for (const auto& [a, b] : pairs) {
+    while (k < covered.size() && std::pair(covered[k].body_a, covered[k].body_b) < std::pair(a, b)) ++k;
+    if (k < covered.size() && covered[k].body_a == a && covered[k].body_b == b) continue;
+    const Aabb ba = in.shapes->aabb((*in.body_shape)[std::size_t(a)], (*in.shape_pose)[std::size_t(a)], in.envelope);
+    const Aabb bb = in.shapes->aabb((*in.body_shape)[std::size_t(b)], (*in.shape_pose)[std::size_t(b)], in.envelope);
+    if (ba.overlaps(bb)) todo.emplace_back(a, b);
+  }
+  const std::size_t nchunks = (todo.size() + kPairsPerChunk - 1) / kPairsPerChunk;
   std::vector<std::vector<Contact>> found(nchunks);
   tbb::parallel_for(std::size_t(0), nchunks, [&](std::size_t chunk) {
     std::vector<ContactPoint> pts;
-    const std::size_t end = std::min(pairs.size(), (chunk + 1) * kPairsPerChunk);
+    const std::size_t end = std::min(todo.size(), (chunk + 1) * kPairsPerChunk);
     for (std::size_t e = chunk * kPairsPerChunk; e < end; ++e) {
-      const auto [a, b] = pairs[e];
+      const auto [a, b] = todo[e];
       pts.clear();
       collide(*in.shapes, (*in.body_shape)[std::size_t(a)], (*in.shape_pose)[std::size_t(a)],
-              (*in.body_shape)[std::size_t(b)], (*in.shape_pose)[std::size_t(b)],
-              in.envelope + reach(std::size_t(a)) + reach(std::size_t(b)), pts);
-      for (const ContactPoint& p : pts) {
-        if (!p.point.allFinite() || !p.normal.allFinite() || !std::isfinite(p.depth)) continue;
-        found[chunk].push_back({a, b, p.point, p.normal, p.depth, p.feature_a, p.feature_b});
-      }
+              (*in.body_shape)[std::size_t(b)], (*in.shape_pose)[std::size_t(b)], in.envelope, pts);
+      for (const ContactPoint& p : pts)
+        if (p.point.allFinite() && p.normal.allFinite() && std::isfinite(p.depth))
+          found[chunk].push_back({a, b, p.point, p.normal, p.depth, p.feature_a, p.feature_b});
     }
   });
-  out.clear();
   for (const std::vector<Contact>& f : found) out.insert(out.end(), f.begin(), f.end());
-  std::sort(out.begin(), out.end(), contact_less);
-  return {int(pairs.size()), int(out.size())};
+}
+
+void refresh_contacts(const std::vector<Contact>& in, const std::vector<Pose>& before, const std::vector<Pose>& after,
+                      std::vector<Contact>& out) {
+  out.resize(in.size());
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    const Contact& c = in[k];
+    const auto a = std::size_t(c.body_a), b = std::size_t(c.body_b);
+    // the surface points: a's deepest point lies depth/2 along n from the midpoint, b's against it
+    const Vec3 pa = after[a].apply(before[a].apply_inverse(c.point + 0.5 * c.depth * c.normal));
+    const Vec3 pb = after[b].apply(before[b].apply_inverse(c.point - 0.5 * c.depth * c.normal));
+    const Vec3 n = after[a].rotate(before[a].q.conjugate() * c.normal).normalized();
+    Contact& r = out[k];
+    r = c;
+    r.normal = n;
+    r.depth = (pa - pb).dot(n);
+    r.point = 0.5 * (pa + pb);
+  }
 }
 
 }  // namespace coulomb

@@ -40,7 +40,7 @@ void closest_segments(const Segment& a, const Segment& b, double& s, double& t) 
   else if (t > 1.0) { t = 1.0; s = std::clamp((bb - c) / aa, 0.0, 1.0); }
 }
 
-void segment_pairs(const Segment& a, const Segment& b, std::vector<std::pair<Vec3, Vec3>>& pairs) {
+void segment_pairs(const Segment& a, const Segment& b, PointPairs& pairs) {
   pairs.clear();
   double s = 0.0, t = 0.0;
   closest_segments(a, b, s, t);
@@ -145,9 +145,9 @@ void polytope_feature(const ConvexHull& h, const Vec3& u, double face_cos, Featu
 
 // Keeps the part of a point, segment or closed polygon (>= 3 points) with n . x <= d: one
 // Sutherland-Hodgman pass; a segment is an open chain (no edge from its end back to its start).
-void clip_halfspace(std::vector<Vec3>& pts, const Vec3& n, double d) {
+void clip_halfspace(PointList& pts, const Vec3& n, double d) {
   const std::size_t m = pts.size();
-  std::vector<Vec3> kept;
+  PointList kept;
   for (std::size_t i = 0; i < m; ++i) {
     const Vec3& e = pts[i];
     const double he = n.dot(e) - d;
@@ -165,7 +165,7 @@ void clip_halfspace(std::vector<Vec3>& pts, const Vec3& n, double d) {
 // Edges and vertices: closest pairs of the two features, two pairs for near-parallel edges.
 void edge_contact(const Feature& fa, const Feature& fb, const Penetration& pen, double envelope,
                   std::vector<ContactPoint>& out) {
-  std::vector<std::pair<Vec3, Vec3>> pairs;
+  PointPairs pairs;
   segment_pairs({fa.pts.front(), fa.pts.back()}, {fb.pts.front(), fb.pts.back()}, pairs);
   for (const auto& [pa, pb] : pairs) {
     // a single pair is the EPA contact itself; line contacts are measured pair by pair
@@ -179,7 +179,7 @@ void edge_contact(const Feature& fa, const Feature& fb, const Penetration& pen, 
 void face_contact(const Feature& ref, const Feature& inc, double envelope, std::vector<ContactPoint>& out) {
   const Vec3& m = ref.normal;
   const std::size_t nr = ref.pts.size();
-  std::vector<Vec3> pts = inc.pts;
+  PointList pts = inc.pts;
   double offset = 0.0;
   for (std::size_t i = 0; i < nr && !pts.empty(); ++i) {
     const Vec3& r0 = ref.pts[i];

@@ -33,12 +33,12 @@ Vec3 closest_on_segment(const Vec3& x, const Segment& s, double* t_out = nullptr
 void closest_segments(const Segment& a, const Segment& b, double& s, double& t);
 // Point pairs (on a, on b) for two segments: the closest pair, and when the segments are nearly
 // parallel also the pairs at both ends of their overlap (a line contact needs two points).
-void segment_pairs(const Segment& a, const Segment& b, std::vector<std::pair<Vec3, Vec3>>& pairs);
+void segment_pairs(const Segment& a, const Segment& b, PointPairs& pairs);
 
 // The part of a shape that supports it along a direction u, in the world: one point, a segment
 // (2 points) or a face polygon (>= 3 points, ccw seen from outside, with its outward normal and
 // align = normal . u).
-struct Feature { std::vector<Vec3> pts; Vec3 normal = Vec3::Zero(); double align = -1.0; int id = -1; };
+struct Feature { PointList pts; Vec3 normal = Vec3::Zero(); double align = -1.0; int id = -1; };
 // Faces count when their normal is within acos(face_cos) of u.
 Feature support_feature(const Placed& p, const Vec3& u_world, double face_cos);
 

@@ -197,6 +197,57 @@ void bvh_pairs(const KdopBvh& a, const KdopBvh& b, double margin, std::vector<st
   }
 }
 
+void bvh_pairs(const KdopBvh& a, const KdopBvh& b, const Pose& b_in_a, double margin,
+               std::vector<std::pair<int, int>>& pairs, std::vector<std::pair<int, int>>& stack) {
+  const auto size = [](const Kdop& d) { return (d.hi[0] - d.lo[0]) + (d.hi[1] - d.lo[1]) + (d.hi[2] - d.lo[2]); };
+  pairs.clear();
+  stack.clear();
+  if (a.nodes.empty() || b.nodes.empty()) return;
+  const std::vector<Vec3>& axes = kdop_axes(a.k);
+  const int na = a.axes();
+  // |axis_i . R e_k|: the reach along a's axis i of b's unit box axis k
+  const Mat3 R = b_in_a.q.toRotationMatrix();
+  double reach[Kdop::kMaxAxes][3];
+  double at[Kdop::kMaxAxes];
+  for (int i = 0; i < na; ++i) {
+    for (int k = 0; k < 3; ++k) reach[i][k] = std::abs(axes[std::size_t(i)].dot(R.col(k)));
+    at[i] = axes[std::size_t(i)].dot(b_in_a.p);
+  }
+  // b's node as a kDOP in a's frame
+  const auto placed = [&](const Kdop& d) {
+    const Vec3 c(0.5 * (d.lo[0] + d.hi[0]), 0.5 * (d.lo[1] + d.hi[1]), 0.5 * (d.lo[2] + d.hi[2]));
+    const Vec3 h(0.5 * (d.hi[0] - d.lo[0]), 0.5 * (d.hi[1] - d.lo[1]), 0.5 * (d.hi[2] - d.lo[2]));
+    const Vec3 rc = R * c;
+    Kdop out;
+    for (int i = 0; i < na; ++i) {
+      const double mid = at[i] + axes[std::size_t(i)].dot(rc);
+      const double r = reach[i][0] * h[0] + reach[i][1] * h[1] + reach[i][2] * h[2];
+      out.lo[std::size_t(i)] = mid - r;
+      out.hi[std::size_t(i)] = mid + r;
+    }
+    return out;
+  };
+  stack.emplace_back(0, 0);
+  while (!stack.empty()) {
+    const auto [ia, ib] = stack.back();
+    stack.pop_back();
+    const BvhNode &nda = a.nodes[std::size_t(ia)], &ndb = b.nodes[std::size_t(ib)];
+    if (!kdop_overlap(nda.box, placed(ndb.box), na, margin)) continue;
+    const bool leaf_a = nda.left < 0, leaf_b = ndb.left < 0;
+    if (leaf_a && leaf_b) {
+      for (int i = nda.first; i < nda.first + nda.count; ++i)
+        for (int j = ndb.first; j < ndb.first + ndb.count; ++j)
+          pairs.emplace_back(a.order[std::size_t(i)], b.order[std::size_t(j)]);
+    } else if (leaf_b || (!leaf_a && size(nda.box) >= size(ndb.box))) {
+      stack.emplace_back(nda.right, ib);
+      stack.emplace_back(nda.left, ib);
+    } else {
+      stack.emplace_back(ia, ndb.right);
+      stack.emplace_back(ia, ndb.left);
+    }
+  }
+}
+
 std::shared_ptr<const TriMesh> make_tri_mesh(std::vector<Vec3> vertices, std::vector<std::array<int, 3>> triangles,
                                              int k) {
   auto m = std::make_shared<TriMesh>();

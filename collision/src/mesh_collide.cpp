@@ -13,8 +13,10 @@
 // - An object whose centre lies behind a triangle's plane is left to the triangles it is in
 //   front of: that is what keeps a thin wall from pushing objects through itself.
 // - Candidate triangles come from the mesh's kDOP tree queried with the other shape's exact kDOP
-//   in the mesh frame (its support mapping along the k/2 axes); mesh-mesh pairs refit a copy of
-//   b's tree to b's vertices moved into a's frame and walk both trees together.
+//   in the mesh frame (its support mapping along the k/2 axes); mesh-mesh pairs walk both trees
+//   together, each in its own frame (b's nodes measured in a's frame on the fly: no copy).
+// - Scratch buffers are per thread and kept between calls (MeshScratch): no allocation in
+//   steady state.
 // - All points of a pair are filtered and reduced together (reduce_mesh_contacts), sorted by
 //   depth and then by index: the same input gives the same contacts in the same order.
 #include "mesh_collide.h"
@@ -23,6 +25,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <numeric>
 
@@ -82,26 +85,36 @@ double overlap_along(const Placed& a, const Placed& b, const Vec3& n) {
 
 // A convex polytope in world coordinates: vertices, outward face normals, edge directions.
 struct WorldPolytope {
-  std::vector<Vec3> v, faces, edges;
+  AxisList v, faces, edges;
   Vec3 centre = Vec3::Zero();
+  std::uint64_t stamp = 0;  // mesh_mesh: the call that set this slot
   void set_triangle(const TriMesh& m, int t, const Pose& pose) {
     const auto& tri = m.triangles[std::size_t(t)];
     v.resize(3);
     for (std::size_t i = 0; i < 3; ++i) v[i] = pose.apply(m.vertices[std::size_t(tri[i])]);
     const Vec3 n = pose.rotate(m.normals[std::size_t(t)]);
-    faces = {n, -n};
+    faces.resize(2);
+    faces[0] = n;
+    faces[1] = -n;
     edges.resize(3);
     for (std::size_t i = 0; i < 3; ++i) edges[i] = (v[(i + 1) % 3] - v[i]).normalized();
     centre = (v[0] + v[1] + v[2]) / 3.0;
   }
   // a box or a convex hull
   void set_shape(const Shape& s, const Pose& pose) {
-    const ConvexHull& h = s.type == ShapeType::Box && s.hull.faces.size() != 6 ? box_hull(s.half_extents) : s.hull;
+    // the loader fills box hulls; a hand-made box shape may not have one
+    if (s.type == ShapeType::Box && s.hull.faces.size() != 6) {
+      Shape filled = s;
+      filled.hull = box_hull(s.half_extents);
+      set_shape(filled, pose);
+      return;
+    }
+    const ConvexHull& h = s.hull;
     v.resize(h.vertices.size());
     for (std::size_t i = 0; i < v.size(); ++i) v[i] = pose.apply(h.vertices[i]);
     faces.resize(h.face_normals.size());
     for (std::size_t i = 0; i < faces.size(); ++i) faces[i] = pose.rotate(h.face_normals[i]);
-    std::vector<Vec3> local_faces;
+    AxisList local_faces;
     edges.clear();
     polytope_axes(s, local_faces, edges);
     for (Vec3& e : edges) e = pose.rotate(e);
@@ -119,18 +132,41 @@ struct WorldPolytope {
   }
 };
 
+// Per-thread buffers of the mesh pairs, kept between calls so that the narrowphase does not
+// allocate in steady state (issue 12); every call clears what it uses.
+struct MeshScratch {
+  std::vector<std::pair<int, int>> pairs, stack;
+  std::vector<WorldPolytope> world_a, world_b;
+  std::uint64_t stamp = 0;
+  std::vector<int> tris;
+  std::vector<ContactPoint> reduce_in;
+  std::vector<std::size_t> order;
+  std::vector<ContactPoint> group_pts[kMaxMeshManifolds];
+  TriangleShape tri_a, tri_b;
+};
+MeshScratch& mesh_scratch() {
+  thread_local MeshScratch s;
+  return s;
+}
+
 bool is_polytope(const Shape& s) { return s.type == ShapeType::Box || s.type == ShapeType::Convex; }
 
 // The separating-axis test of penetration.cpp (face axes win ties) on polytopes whose vertices
 // are already in the world: a triangle pair costs 11 axes x 6 dot products.
-Penetration polytope_sat(const WorldPolytope& a, const WorldPolytope& b, double scale) {
+// Stops at the first axis that separates them by more than `envelope`: the best depth only
+// decreases, so the pair is dropped (keep() is false) either way (the funnel spent 28% of its
+// time here, on triangle pairs whose boxes overlap but that are apart).
+Penetration polytope_sat(const WorldPolytope& a, const WorldPolytope& b, double scale, double envelope) {
   Penetration best{Vec3::Zero(), std::numeric_limits<double>::infinity()};
   const auto consider = [&](const Vec3& n, double bias) {
     const double o = a.max_along(n) - b.min_along(n);
     if (o + bias < best.depth) best = {n, o};
+    return !keep(best.depth, envelope);
   };
-  for (const Vec3& n : a.faces) consider(n, 0.0);
-  for (const Vec3& n : b.faces) consider(-n, 0.0);
+  for (const Vec3& n : a.faces)
+    if (consider(n, 0.0)) return best;
+  for (const Vec3& n : b.faces)
+    if (consider(-n, 0.0)) return best;
   const Vec3 centres = b.centre - a.centre;
   const double tol = 1e-9 * scale;
   for (const Vec3& e1 : a.edges)
@@ -140,7 +176,7 @@ Penetration polytope_sat(const WorldPolytope& a, const WorldPolytope& b, double 
       if (len < 1e-6) continue;
       n /= len;
       if (n.dot(centres) < 0.0) n = -n;
-      consider(n, tol);
+      if (consider(n, tol)) return best;
     }
   return best;
 }
@@ -205,13 +241,14 @@ void mesh_convex(const ShapeLibrary& lib, const Placed& a, const Placed& b, doub
     box.hi[i] = at + d.dot(support(b.shape, d));
     box.lo[i] = at + d.dot(support(b.shape, -d));
   }
-  std::vector<int> tris;
+  MeshScratch& scratch = mesh_scratch();
+  std::vector<int>& tris = scratch.tris;
   bvh_query(m.bvh, box, env, tris);
   if (tris.empty()) return;
 
   const double scale = std::max(half_diagonal(lib, b) + 0.5 * (m.hi - m.lo).norm(), 1e-9);
   const std::size_t start = out.size();
-  TriangleShape triangle;
+  TriangleShape& triangle = scratch.tri_a;
   WorldPolytope wt, wb;
   const bool polytope = is_polytope(b.shape);
   if (polytope) wb.set_shape(b.shape, b.pose);
@@ -242,7 +279,7 @@ void mesh_convex(const ShapeLibrary& lib, const Placed& a, const Placed& b, doub
     Penetration pen;
     if (polytope) {
       wt.set_triangle(m, t, a.pose);
-      pen = polytope_sat(wt, wb, scale);
+      pen = polytope_sat(wt, wb, scale, env);
       if (!keep(pen.depth, env)) continue;
     } else if (!penetration(tp, b, scale, env, pen)) {
       continue;
@@ -275,14 +312,10 @@ void mesh_plane(const ShapeLibrary&, const Placed& a, const Placed& b, double en
 void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
   if (!a.shape.mesh || !b.shape.mesh) return;
   const TriMesh &ma = *a.shape.mesh, &mb = *b.shape.mesh;
-  // b's tree in a's frame: refit a copy to b's vertices moved there
-  const Pose rel = a.pose.inverse() * b.pose;
-  std::vector<Vec3> vb(mb.vertices.size());
-  for (std::size_t i = 0; i < vb.size(); ++i) vb[i] = rel.apply(mb.vertices[i]);
-  KdopBvh tree_b = mb.bvh.k == ma.bvh.k ? mb.bvh : build_bvh(mb.vertices, mb.triangles, ma.bvh.k);
-  refit(tree_b, vb, mb.triangles);
-  std::vector<std::pair<int, int>> pairs;
-  bvh_pairs(ma.bvh, tree_b, env, pairs);
+  // both trees as they are, b's placed in a's frame (no copy, no refit)
+  MeshScratch& scratch = mesh_scratch();
+  std::vector<std::pair<int, int>>& pairs = scratch.pairs;
+  bvh_pairs(ma.bvh, mb.bvh, a.pose.inverse() * b.pose, env, pairs, scratch.stack);
   if (pairs.empty()) return;
 
   const double size_a = 0.5 * (ma.hi - ma.lo).norm(), size_b = 0.5 * (mb.hi - mb.lo).norm();
@@ -290,12 +323,17 @@ void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env
   // a triangle pair deeper than this is two bodies passing through each other, not a contact
   const double max_depth = 0.25 * std::min(size_a, size_b);
   const std::size_t start = out.size();
-  TriangleShape tri_a, tri_b;
-  // world triangles, computed on first use (a triangle meets several of the other's)
-  std::vector<WorldPolytope> world_a(ma.triangles.size()), world_b(mb.triangles.size());
-  const auto world = [](std::vector<WorldPolytope>& w, const TriMesh& m, int t, const Pose& pose) -> const WorldPolytope& {
+  TriangleShape &tri_a = scratch.tri_a, &tri_b = scratch.tri_b;
+  // world triangles, computed on first use (a triangle meets several of the other's); the
+  // slots are the thread's scratch, marked fresh by the call's stamp
+  const std::uint64_t stamp = ++scratch.stamp;
+  std::vector<WorldPolytope>& world_a = scratch.world_a;
+  std::vector<WorldPolytope>& world_b = scratch.world_b;
+  if (world_a.size() < ma.triangles.size()) world_a.resize(ma.triangles.size());
+  if (world_b.size() < mb.triangles.size()) world_b.resize(mb.triangles.size());
+  const auto world = [stamp](std::vector<WorldPolytope>& w, const TriMesh& m, int t, const Pose& pose) -> const WorldPolytope& {
     WorldPolytope& p = w[std::size_t(t)];
-    if (p.v.empty()) p.set_triangle(m, t, pose);
+    if (p.stamp != stamp) p.set_triangle(m, t, pose), p.stamp = stamp;
     return p;
   };
   for (const auto& [i, j] : pairs) {
@@ -309,7 +347,7 @@ void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env
     }
     if (apart) continue;
     const Vec3 &na = wa.faces[0], &nb = wb.faces[0];
-    Penetration pen = polytope_sat(wa, wb, scale);
+    Penetration pen = polytope_sat(wa, wb, scale, env);
     if (!keep(pen.depth, env)) continue;
     const Placed pa{-1, tri_a.set(ma, i), a.pose}, pb{-1, tri_b.set(mb, j), b.pose};
     const std::size_t first = out.size();
@@ -335,30 +373,38 @@ void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env
 
 void reduce_mesh_contacts(std::vector<ContactPoint>& pts, std::size_t from, double duplicate_distance) {
   if (pts.size() <= from) return;
-  const std::vector<ContactPoint> in(pts.begin() + std::ptrdiff_t(from), pts.end());
+  MeshScratch& scratch = mesh_scratch();
+  std::vector<ContactPoint>& in = scratch.reduce_in;
+  in.assign(pts.begin() + std::ptrdiff_t(from), pts.end());
   pts.resize(from);
-  std::vector<std::size_t> order(in.size());
+  std::vector<std::size_t>& order = scratch.order;
+  order.resize(in.size());
   std::iota(order.begin(), order.end(), std::size_t(0));
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return in[x].depth > in[y].depth; });
-  struct Group { Vec3 normal; std::vector<ContactPoint> pts; };
-  std::vector<Group> groups;
+  // deepest first, ties by index (a stable sort, without std::stable_sort's buffer)
+  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    return in[x].depth > in[y].depth || (in[x].depth == in[y].depth && x < y);
+  });
+  Vec3 normal[kMaxMeshManifolds];
+  std::vector<ContactPoint>* group = scratch.group_pts;
+  int groups = 0;
   const double dup2 = duplicate_distance * duplicate_distance;
   for (std::size_t k : order) {
     const ContactPoint& p = in[k];
-    auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.normal.dot(p.normal) >= kClusterCos; });
-    if (g == groups.end()) {
-      if (int(groups.size()) == kMaxMeshManifolds) continue;
-      groups.push_back({p.normal, {}});
-      g = groups.end() - 1;
+    int g = 0;
+    while (g < groups && !(normal[g].dot(p.normal) >= kClusterCos)) ++g;
+    if (g == groups) {
+      if (groups == kMaxMeshManifolds) continue;
+      normal[groups] = p.normal;
+      group[groups++].clear();
     }
-    const bool duplicate = std::any_of(g->pts.begin(), g->pts.end(), [&](const ContactPoint& q) {
+    const bool duplicate = std::any_of(group[g].begin(), group[g].end(), [&](const ContactPoint& q) {
       return (q.point - p.point).squaredNorm() <= dup2 && q.normal.dot(p.normal) >= kFeatureCos;
     });
-    if (!duplicate) g->pts.push_back(p);
+    if (!duplicate) group[g].push_back(p);
   }
-  for (Group& g : groups) {
-    reduce_manifold(g.pts, 4);
-    pts.insert(pts.end(), g.pts.begin(), g.pts.end());
+  for (int g = 0; g < groups; ++g) {
+    reduce_manifold(group[g], 4);
+    pts.insert(pts.end(), group[g].begin(), group[g].end());
   }
 }
 

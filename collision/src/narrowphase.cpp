@@ -45,6 +45,8 @@ constexpr int kMaxCompoundDepth = 16;
 
 using PairFn = void (*)(const ShapeLibrary&, const Placed&, const Placed&, double, std::vector<ContactPoint>&);
 void dispatch(const ShapeLibrary& lib, const Placed& a, const Placed& b, double envelope, std::vector<ContactPoint>& out);
+// reduce_manifold on pts[0, n): the kept points move to the front in order; returns their count
+std::size_t reduce_manifold(ContactPoint* pts, std::size_t n, std::size_t max_n);
 
 
 
@@ -128,7 +130,7 @@ void sphere_capsule(const ShapeLibrary&, const Placed& a, const Placed& b, doubl
 }
 
 void capsule_capsule(const ShapeLibrary&, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
-  std::vector<std::pair<Vec3, Vec3>> pairs;
+  PointPairs pairs;
   segment_pairs(capsule_axis(a), capsule_axis(b), pairs);
   for (const auto& [pa, pb] : pairs) ball_ball(pa, a.shape.radius, pb, b.shape.radius, env, 0, 0, out);
 }
@@ -142,7 +144,9 @@ void capsule_plane(const ShapeLibrary&, const Placed& a, const Placed& b, double
 }
 
 void box_plane(const ShapeLibrary&, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
-  vertices_halfspace(box_hull(a.shape.half_extents).vertices, a.pose, world_halfspace(b), env, out);
+  // the loader fills box hulls (no hull to build per call); a hand-made box shape may not have one
+  if (a.shape.hull.vertices.size() == 8) vertices_halfspace(a.shape.hull.vertices, a.pose, world_halfspace(b), env, out);
+  else vertices_halfspace(box_hull(a.shape.half_extents).vertices, a.pose, world_halfspace(b), env, out);
 }
 
 void convex_plane(const ShapeLibrary&, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
@@ -274,10 +278,7 @@ void dispatch(const ShapeLibrary& lib, const Placed& a, const Placed& b, double 
   // meshes reduce their own (one manifold per normal direction)
   const auto many = [](int t) { return t == int(ShapeType::Compound) || t == int(ShapeType::Mesh); };
   if (many(ta) || many(tb) || out.size() - start <= kMaxManifold) return;
-  std::vector<ContactPoint> manifold(out.begin() + std::ptrdiff_t(start), out.end());
-  reduce_manifold(manifold, int(kMaxManifold));
-  out.resize(start);
-  out.insert(out.end(), manifold.begin(), manifold.end());
+  out.resize(start + reduce_manifold(out.data() + start, out.size() - start, kMaxManifold));
 }
 
 // ---- manifold reduction ----
@@ -286,10 +287,11 @@ struct HullMeasure { double area = 0.0, perimeter = 0.0; };
 
 // Area and perimeter of the 2D convex hull (Andrew's monotone chain, 1979); a segment's
 // perimeter is twice its length, so collinear sets are measured by their spread too.
-HullMeasure hull_measure(std::vector<Eigen::Vector2d> p) {
+using Points2 = boost::container::small_vector<Eigen::Vector2d, 8>;
+HullMeasure hull_measure(Points2 p) {
   std::sort(p.begin(), p.end(), [](const auto& x, const auto& y) { return std::tie(x.x(), x.y()) < std::tie(y.x(), y.y()); });
   const auto turn = [](const auto& o, const auto& a, const auto& b) { return (a - o).x() * (b - o).y() - (a - o).y() * (b - o).x(); };
-  std::vector<Eigen::Vector2d> h;  // lower chain, then upper chain (each drops its last point)
+  Points2 h;  // lower chain, then upper chain (each drops its last point)
   for (int pass = 0; pass < 2; ++pass, std::reverse(p.begin(), p.end())) {
     const std::size_t base = h.size();
     for (const Eigen::Vector2d& x : p) {
@@ -332,15 +334,21 @@ int collide(const ShapeLibrary& lib, int a, const Pose& pa, const Shape& b, int 
 // sortCachedPoints and Jolt's PruneContactPoints. Works in the plane normal to the deepest
 // point's normal.
 void reduce_manifold(std::vector<ContactPoint>& pts, int max_points) {
-  const std::size_t n = pts.size(), max_n = std::size_t(std::max(max_points, 0));
-  if (n <= max_n) return;
+  pts.resize(reduce_manifold(pts.data(), pts.size(), std::size_t(std::max(max_points, 0))));
+}
+
+namespace {
+
+std::size_t reduce_manifold(ContactPoint* pts, std::size_t n, std::size_t max_n) {
+  if (n <= max_n) return n;
   std::size_t deepest = 0;
   for (std::size_t i = 1; i < n; ++i)
     if (pts[i].depth > pts[deepest].depth) deepest = i;
   const double len = pts[deepest].normal.norm();
   Vec3 t, s;
   tangent_basis(len > 0.0 ? Vec3(pts[deepest].normal / len) : Vec3(Vec3::UnitZ()), t, s);
-  std::vector<Eigen::Vector2d> xy(n);
+  thread_local std::vector<Eigen::Vector2d> xy;  // kept between calls: no allocation in steady state
+  xy.resize(n);
   double size = 0.0;  // of the point set, for relative tolerances
   for (std::size_t i = 0; i < n; ++i) xy[i] = {pts[i].point.dot(t), pts[i].point.dot(s)};
   for (std::size_t i = 0; i < n; ++i) size = std::max(size, (xy[i] - xy[deepest]).norm());
@@ -351,12 +359,12 @@ void reduce_manifold(std::vector<ContactPoint>& pts, int max_points) {
   // footprint as the near ones, and as they spread the area just as well they used to take the
   // near ones' places: the cube stood on one real corner and three speculative ones, tipped and
   // sank (issue 11). Shadowed points are not candidates.
-  std::vector<char> shadowed(n, 0);
+  boost::container::small_vector<char, 32> shadowed(n, 0);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n && !shadowed[i]; ++j)
       shadowed[i] = pts[j].depth > pts[i].depth && (xy[i] - xy[j]).norm() < pts[j].depth - pts[i].depth;
-  std::vector<std::size_t> chosen{deepest};
-  std::vector<Eigen::Vector2d> chosen_xy{xy[deepest]};
+  boost::container::small_vector<std::size_t, 8> chosen{deepest};
+  Points2 chosen_xy{xy[deepest]};
   HullMeasure current;
   while (chosen.size() < max_n) {
     std::size_t pick = n;
@@ -376,9 +384,12 @@ void reduce_manifold(std::vector<ContactPoint>& pts, int max_points) {
   }
   if (max_n == 0) chosen.clear();
   std::sort(chosen.begin(), chosen.end());
-  std::vector<ContactPoint> kept;
-  for (std::size_t i : chosen) kept.push_back(pts[i]);
-  pts = std::move(kept);
+  // chosen is increasing and chosen[k] >= k: moving them to the front in order overwrites
+  // nothing still to be read
+  for (std::size_t k = 0; k < chosen.size(); ++k) pts[k] = pts[chosen[k]];
+  return chosen.size();
 }
+
+}  // namespace
 
 }  // namespace coulomb

@@ -84,7 +84,7 @@ void ccd_first_dir(const void* o1, const void* o2, ccd_vec3_t* dir) {
 }
 
 // outward face normals in the world: candidate axes when EPA needs a second opinion
-void face_axes(const CcdBody& body, double sign, std::vector<Vec3>& axes) {
+void face_axes(const CcdBody& body, double sign, AxisList& axes) {
   const Shape& s = *body.shape;
   for (int k = (s.type == ShapeType::Box ? 0 : s.type == ShapeType::Cylinder ? 2 : 3); k < 3; ++k)
     for (double side : {sign, -sign}) axes.push_back(side * body.pose.rotate(Vec3::Unit(k)));
@@ -151,7 +151,7 @@ Axis ccd_penetration(const CcdBody& a, const CcdBody& b, double scale, Penetrati
   // than one of them is wrong: with the origin on the boundary of the Minkowski difference (a
   // capsule standing on a box, grown by the envelope) EPA returned the box's -z, the ground's
   // thickness plus the capsule's length, 2.4 m deep (issue 11).
-  std::vector<Vec3> faces;
+  AxisList faces;
   face_axes(a, 1.0, faces);
   face_axes(b, -1.0, faces);
   Penetration face{Vec3::Zero(), std::numeric_limits<double>::infinity()};
@@ -160,7 +160,7 @@ Axis ccd_penetration(const CcdBody& a, const CcdBody& b, double scale, Penetrati
   const auto certified = [&](const Penetration& p) { return !(face.depth < p.depth - touching); };
   const Axis first = ccd_epa(a, b, ccd, touching, pen);
   if (first == Axis::None || (first == Axis::Certified && certified(pen))) return first;
-  std::vector<Vec3> axes;
+  AxisList axes;
   if (unit(pen.n)) axes.push_back(pen.n);
   ccd_real_t depth = 0.0;
   ccd_vec3_t dir, pos;
@@ -191,9 +191,11 @@ bool is_polytope(const Shape& s) { return s.type == ShapeType::Box || s.type == 
 // EPA may wander on the exactly aligned faces of a stack. Face axes win ties within `tol`, so
 // stacked faces get their face normal and not an edge axis of equal overlap. A negative depth is
 // the separation along the best axis, exact for face-vertex and edge-edge closest features.
-Penetration polytope_sat(const Placed& a, const Placed& b, double scale) {
+// Stops at the first axis that separates them by more than `envelope` (the best depth only
+// decreases: the pair is dropped either way).
+Penetration polytope_sat(const Placed& a, const Placed& b, double scale, double envelope) {
   const CcdBody ba{&a.shape, a.pose, 0.0}, bb{&b.shape, b.pose, 0.0};
-  std::vector<Vec3> fa, ea, fb, eb;
+  AxisList fa, ea, fb, eb;
   polytope_axes(a.shape, fa, ea);
   polytope_axes(b.shape, fb, eb);
   const double tol = 1e-9 * scale;
@@ -201,9 +203,12 @@ Penetration polytope_sat(const Placed& a, const Placed& b, double scale) {
   auto consider = [&](const Vec3& n, double bias) {
     const double o = overlap(ba, bb, n);
     if (o + bias < best.depth) best = {n, o};
+    return !keep(best.depth, envelope);
   };
-  for (const Vec3& n : fa) consider(a.pose.rotate(n), 0.0);
-  for (const Vec3& n : fb) consider(-b.pose.rotate(n), 0.0);
+  for (const Vec3& n : fa)
+    if (consider(a.pose.rotate(n), 0.0)) return best;
+  for (const Vec3& n : fb)
+    if (consider(-b.pose.rotate(n), 0.0)) return best;
   const Vec3 centres = b.pose.p - a.pose.p;
   for (const Vec3& e1 : ea)
     for (const Vec3& e2 : eb) {
@@ -211,7 +216,7 @@ Penetration polytope_sat(const Placed& a, const Placed& b, double scale) {
       if (n.norm() < 1e-6) continue;  // parallel edges: covered by the face axes
       n.normalize();
       if (n.dot(centres) < 0.0) n = -n;
-      consider(n, tol);
+      if (consider(n, tol)) return best;
     }
   return best;
 }
@@ -223,12 +228,12 @@ Penetration polytope_sat(const Placed& a, const Placed& b, double scale) {
 // Minkowski sums), exact whenever dist(A, B) < e.
 }  // namespace
 
-void polytope_axes(const Shape& s, std::vector<Vec3>& faces, std::vector<Vec3>& edges) {
+void polytope_axes(const Shape& s, AxisList& faces, AxisList& edges) {
   if (s.type == ShapeType::Box) {
     for (int k = 0; k < 3; ++k) faces.push_back(Vec3::Unit(k)), faces.push_back(-Vec3::Unit(k)), edges.push_back(Vec3::Unit(k));
     return;
   }
-  faces = s.hull.face_normals;
+  faces.assign(s.hull.face_normals.begin(), s.hull.face_normals.end());
   for (const auto& f : s.hull.faces)
     for (std::size_t i = 0; i < f.size(); ++i) {
       const Vec3 e = (s.hull.vertices[std::size_t(f[(i + 1) % f.size()])] - s.hull.vertices[std::size_t(f[i])]).normalized();
@@ -240,7 +245,7 @@ void polytope_axes(const Shape& s, std::vector<Vec3>& faces, std::vector<Vec3>& 
 
 bool penetration(const Placed& a, const Placed& b, double scale, double envelope, Penetration& pen) {
   if (is_polytope(a.shape) && is_polytope(b.shape)) {
-    pen = polytope_sat(a, b, scale);
+    pen = polytope_sat(a, b, scale, envelope);
     return keep(pen.depth, envelope);
   }
   CcdBody body_a{&a.shape, a.pose, 0.0}, body_b{&b.shape, b.pose, 0.0};

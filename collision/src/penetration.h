@@ -4,6 +4,9 @@
 #pragma once
 #include <coulomb/shapes.h>
 
+#include <boost/container/small_vector.hpp>
+
+#include <utility>
 #include <vector>
 
 namespace coulomb::detail {
@@ -17,8 +20,14 @@ struct Penetration { Vec3 n = Vec3::Zero(); double depth = 0.0; };
 // touching (depth 0) always counts; a gap counts while it is smaller than the envelope
 inline bool keep(double depth, double envelope) { return depth >= 0.0 || depth > -envelope; }
 
+// Buffers that live on the stack up to their inline size: the narrowphase does not allocate for
+// the usual shapes (issue 12; counted by tests/collision/narrowphase_alloc_test.cpp).
+using AxisList = boost::container::small_vector<Vec3, 32>;     // axes, polytope vertices
+using PointList = boost::container::small_vector<Vec3, 32>;    // feature points (cylinder caps: 16)
+using PointPairs = boost::container::small_vector<std::pair<Vec3, Vec3>, 4>;
+
 // Local face normals and edge directions of a box or hull (parallel duplicates removed).
-void polytope_axes(const Shape& s, std::vector<Vec3>& faces, std::vector<Vec3>& edges);
+void polytope_axes(const Shape& s, AxisList& faces, AxisList& edges);
 
 // Axis and depth of a and b; false when they are farther apart than the envelope. `scale` is the
 // size of the pair (tolerances are relative to it).

@@ -75,6 +75,8 @@ void read_solver_object(const SolverInfo& info, const nlohmann::json& j, const s
       o.warm_start = boolean(v, ptr);
     } else if (key == "record_history") {
       o.record_history = boolean(v, ptr);
+    } else if (key == "graph_coloring") {
+      o.graph_coloring = boolean(v, ptr);
     } else if (!own(key, v, ptr)) {
       // a key the entry lists but its parse function does not read: a registry mistake
       throw std::logic_error("solver '" + info.name + "' lists the option key '" + key + "' but does not parse it");

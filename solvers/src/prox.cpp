@@ -13,7 +13,10 @@
 //
 // Both schemes are templates over the contact operator (matrix-free or assembled). The Jacobi
 // sweep reads only lambda^k, so its contacts are independent: with threads > 1 it runs them in
-// parallel (oneTBB) with results identical to one thread.
+// parallel (oneTBB) with results identical to one thread. With graph_coloring the Gauss-Seidel
+// sweep goes colour by colour of the contact graph (contact_coloring.h), each colour in
+// parallel: also identical for every thread count.
+#include <coulomb/contact_coloring.h>
 #include <coulomb/merit.h>
 #include <coulomb/prox.h>
 #include <coulomb/solver.h>
@@ -227,7 +230,7 @@ Vec4 feasible(const Vec4& l, const Vec3& mu) {
 // the residual and are rolled back with the contacts on a divergence.
 template <class Op>
 SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std::vector<double>& joint_lambda,
-                 bool gauss_seidel) {
+                 bool gauss_seidel, const ContactColoring* coloring = nullptr) {
   const auto t0 = std::chrono::steady_clock::now();
   const int nc = op.size(), nj = op.joint_rows();
   SolverStats stats;
@@ -269,13 +272,30 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
     if (gauss_seidel) {
       // algorithm 2: always the freshest impulses; w follows every contact (eq. 25-26)
       next = lambda;
-      for (int k = 0; k < nc; ++k) {
+      const auto update = [&](int k) {
         const auto i = std::size_t(k);
         const Vec4 v = op.velocity(k, next);
         const Vec4 l = prox_update(next[i], v, R[i], r_scale, true);
         const Vec4 d = l - next[i];
         next[i] = l;
         if (d != Vec4::Zero()) op.applied(k, d);
+      };
+      if (!coloring) {
+        for (int k = 0; k < nc; ++k) update(k);
+      } else {
+        // colour by colour (contact_coloring.h): a colour's contacts share no moving body, so
+        // its parallel chunks give what one thread gives, bit for bit
+        const ContactColoring& c = *coloring;
+        for (int g = 0; g <= c.colors(); ++g) {
+          const int begin = c.color_start[std::size_t(g)], end = c.color_start[std::size_t(g) + 1];
+          const auto run = [&](const tbb::blocked_range<int>& r) {
+            for (int e = r.begin(); e != r.end(); ++e) update(c.order[std::size_t(e)]);
+          };
+          if (opt.threads > 1 && g < c.colors() && end - begin >= 64)
+            arena.execute([&] { tbb::parallel_for(tbb::blocked_range<int>(begin, end, 32), run); });
+          else
+            run(tbb::blocked_range<int>(begin, end));
+        }
       }
     } else {
       // algorithm 1: every contact from lambda^k
@@ -338,6 +358,11 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
 
 SolverStats solve_prox_gs(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   MatrixFreeOperator op(p, &sol.joint_lambda);
+  if (opt.graph_coloring) {
+    ContactColoring coloring;
+    color_contacts(p, coloring);
+    return prox(op, opt, sol.lambda, sol.joint_lambda, true, &coloring);
+  }
   return prox(op, opt, sol.lambda, sol.joint_lambda, true);
 }
 SolverStats solve_prox_gs_assembled(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol) {

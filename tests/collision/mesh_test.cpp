@@ -151,6 +151,35 @@ TEST(Bvh, PairsMatchBruteForceAndRefitFollowsTheVertices) {
   EXPECT_FALSE(brute.empty());
 }
 
+// bvh_pairs with b's tree placed by a pose (no copy, issue 12): every leaf pair of the refitted
+// copy (the oracle: b's tree refitted to its vertices moved into a's frame) is among them.
+TEST(Bvh, PlacedPairsHoldTheRefittedCopysPairs) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<Vec3> v;
+  std::vector<std::array<int, 3>> t;
+  for (int i = 0; i < 200; ++i) {
+    const Vec3 c(u(rng), u(rng), u(rng));
+    for (int k = 0; k < 3; ++k) v.push_back(c + 0.1 * Vec3(u(rng), u(rng), u(rng)));
+    t.push_back({3 * i, 3 * i + 1, 3 * i + 2});
+  }
+  const KdopBvh a = build_bvh(v, t, 18);
+  const Pose b_in_a{Vec3(0.4, -0.2, 0.1), Quat(Eigen::AngleAxisd(0.8, Vec3(1, 2, 3).normalized()))};
+  std::vector<Vec3> moved = v;
+  for (Vec3& x : moved) x = b_in_a.apply(x);
+  KdopBvh copy = a;
+  refit(copy, moved, t);
+  std::vector<std::pair<int, int>> placed, refitted, stack;
+  bvh_pairs(a, a, b_in_a, 0.01, placed, stack);
+  bvh_pairs(a, copy, 0.01, refitted);
+  std::sort(placed.begin(), placed.end());
+  std::sort(refitted.begin(), refitted.end());
+  EXPECT_FALSE(refitted.empty());
+  EXPECT_TRUE(std::adjacent_find(placed.begin(), placed.end()) == placed.end());
+  EXPECT_TRUE(std::includes(placed.begin(), placed.end(), refitted.begin(), refitted.end()));
+  EXPECT_LT(placed.size(), 4 * refitted.size()) << "the bound should stay close to the copy's";
+}
+
 // A box resting on a tessellated floor gets a 4-point face manifold with the floor's normal and
 // the depth of the primitive path, although its corners lie on different triangles.
 TEST(MeshContact, BoxOnFloorGetsTheFloorNormalAndFourPoints) {

@@ -1,7 +1,11 @@
-// Islands: connected components of the contact graph with fixed bodies left out
+// Islands and the contact colouring. Islands: connected components of the contact graph with fixed bodies left out
 // (solvers/islands.h). Oracle: the components are written out by hand.
+#include <coulomb/contact_coloring.h>
 #include <coulomb/islands.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
 
 using namespace coulomb;
 
@@ -75,4 +79,39 @@ TEST(Islands, NoContactsNoIslands) {
   build_islands(3, {0, 0, 1}, {}, {}, isl);
   EXPECT_EQ(isl.count(), 0);
   EXPECT_EQ(isl.body_island, (std::vector<int>{-1, -1, -1}));
+}
+
+// The contact graph colouring (contact_coloring.h): every contact once, no two contacts of one
+// colour share a moving body, fixed bodies are shared freely, ascending order within a colour.
+TEST(ContactColoring, ColoursShareNoMovingBody) {
+  ContactProblem p;
+  const int nb = 40;
+  p.inv_mass.assign(nb, 1.0);
+  p.inv_mass[0] = 0.0;  // a fixed ground under everything
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> body(0, nb - 1);
+  for (int k = 0; k < 300; ++k) {
+    int a = body(rng), b = body(rng);
+    if (a == b) b = (b + 1) % nb;
+    p.body_a.push_back(std::min(a, b));
+    p.body_b.push_back(std::max(a, b));
+  }
+  ContactColoring c;
+  color_contacts(p, c);
+  ASSERT_EQ(c.order.size(), p.body_a.size());
+  std::vector<int> sorted = c.order;
+  std::sort(sorted.begin(), sorted.end());
+  for (int k = 0; k < int(sorted.size()); ++k) EXPECT_EQ(sorted[std::size_t(k)], k);
+  EXPECT_GT(c.colors(), 1);
+  for (int g = 0; g < c.colors(); ++g) {
+    std::vector<int> seen(nb, 0);
+    for (int e = c.color_start[std::size_t(g)]; e < c.color_start[std::size_t(g) + 1]; ++e) {
+      const int k = c.order[std::size_t(e)];
+      if (e > c.color_start[std::size_t(g)]) EXPECT_LT(c.order[std::size_t(e) - 1], k);
+      for (int body_id : {p.body_a[std::size_t(k)], p.body_b[std::size_t(k)]})
+        if (p.inv_mass[std::size_t(body_id)] > 0.0) EXPECT_EQ(seen[std::size_t(body_id)]++, 0) << "colour " << g;
+    }
+  }
+  // 300 contacts on 40 bodies: about 15 per body, far below the 64 colours: no overflow
+  EXPECT_EQ(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1]);
 }

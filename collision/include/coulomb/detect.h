@@ -20,6 +20,15 @@ struct DetectInput {
   // a pair's envelope grows by the sum of its two bodies' reach, so that a fast body meets its
   // contact as a speculative one before it overlaps instead of after
   const std::vector<double>* reach = nullptr;
+  // Speculative contacts by relative motion (as Box2D v3 and Jolt): with `travel` set, a pair's
+  // narrowphase envelope is `envelope` plus what the pair can close in the step,
+  //   |travel_a - travel_b| + turn_a + turn_b + accel_reach,
+  // instead of the sum of both reaches, so that neighbours falling side by side get no contacts.
+  // The broadphase boxes still grow by `reach`. A fast pair still gets its whole closing
+  // distance, so it cannot tunnel.
+  const std::vector<Vec3>* travel = nullptr;  // (nb) linear displacement over the step, v dt (unit: m)
+  const std::vector<double>* turn = nullptr;  // (nb) bound on a surface point's travel by rotation, |w| r dt (unit: m)
+  double accel_reach = 0.0;  // what an acceleration (gravity, a contact) can close in the step, |g| dt^2 (unit: m)
   BroadphaseType broadphase = BroadphaseType::Grid;  // same pairs either way (collision/README.md)
 };
 
@@ -30,6 +39,25 @@ struct DetectStats {
 
 // Broadphase + narrowphase; `out` is sorted with contact_less and has body_a < body_b.
 // Runs in parallel in the caller's task arena; the output does not depend on the thread count.
-DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out);
+// `pairs`, when given, receives the broadphase's candidate pairs (a < b, sorted).
+DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out,
+                            std::vector<std::pair<int, int>>* pairs = nullptr);
+
+// The narrowphase over those of `pairs` (a < b) that have no contact in `covered` (sorted with
+// contact_less) and whose shapes' boxes, grown by in.envelope, overlap at in.shape_pose: their
+// contacts within in.envelope (no reach) are appended to `out`, unsorted. Post-stabilisation
+// runs it at q^{t+1} over the step's candidate pairs, for the pairs that came together during
+// the step without a contact (a body deflected by a collision); the rest reuse their contacts
+// (refresh_contacts). Parallel; the output does not depend on the thread count.
+void detect_uncovered_pairs(const DetectInput& in, const std::vector<std::pair<int, int>>& pairs,
+                            const std::vector<Contact>& covered, std::vector<Contact>& out);
+
+// The contacts `in`, found at the shape poses `before`, carried to the poses `after` without a
+// new detection (as Bullet's btPersistentManifold::refreshContactPoints): each contact's two
+// surface points, point +- depth n / 2, move with their bodies, the normal turns with body_a,
+// and the depth is their separation along it. Post-stabilisation reuses the step's contacts
+// this way (seed 000 s.4.4). Same order as `in`; `out` may not alias `in`.
+void refresh_contacts(const std::vector<Contact>& in, const std::vector<Pose>& before, const std::vector<Pose>& after,
+                      std::vector<Contact>& out);
 
 }  // namespace coulomb

@@ -59,6 +59,13 @@ void bvh_query(const KdopBvh& bvh, const Kdop& box, double margin, std::vector<i
 // Triangle pairs (i of a, j of b) whose leaf boxes overlap; both trees in the same frame and
 // with the same k, in traversal order (a function of the trees only: deterministic).
 void bvh_pairs(const KdopBvh& a, const KdopBvh& b, double margin, std::vector<std::pair<int, int>>& pairs);
+// The same walk with b's tree left in its own frame and placed in a's at `b_in_a`, without a
+// copy: a node of b is bounded by the box of its x, y, z slabs, and that box turned into a's
+// frame is measured along a's axes (exact for the box, so conservative for the node). A
+// superset of the pairs of the refitted copy; callers cull leaf pairs by the triangles.
+// `stack` is the caller's scratch (no allocation once it has grown).
+void bvh_pairs(const KdopBvh& a, const KdopBvh& b, const Pose& b_in_a, double margin,
+               std::vector<std::pair<int, int>>& pairs, std::vector<std::pair<int, int>>& stack);
 
 struct TriMesh {
   std::vector<Vec3> vertices;                 // (unit: m)

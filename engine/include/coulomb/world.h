@@ -146,7 +146,8 @@ class World {
   const std::vector<double>& joint_impulses() const { return solution_.joint_lambda; }
 
  private:
-  int detect(std::vector<Contact>& out);  // returns the broadphase pair count
+  // returns the broadphase pair count; `pairs`, when given, receives the candidate pairs
+  int detect(std::vector<Contact>& out, std::vector<std::pair<int, int>>* pairs = nullptr);
   void detect_coefficients();
   void stabilize();
   void admit_initial_velocities();  // Moreau's first explicit half step (world.cpp)
@@ -186,8 +187,12 @@ class World {
   std::vector<ContactCoefficients> coeffs_;
   std::vector<Vec6> u_free_, dw_;
   std::vector<Pose> poses_;     // (nb) shape poses at the current detection
+  std::vector<Pose> end_poses_; // (nb) shape poses at the end of the step, before stabilisation
+  std::vector<std::pair<int, int>> step_pairs_;  // the step's broadphase pairs (post-stabilisation)
   std::vector<double> reach_;   // (nb) detection reach of the current step
   std::vector<Pose> ccd_before_;  // (nb) body poses before the position update being swept (collision.ccd)
+  std::vector<Vec3> travel_;    // (nb) v dt at the current detection (DetectInput::travel)
+  std::vector<double> turn_;    // (nb) |w| r dt at the current detection (DetectInput::turn)
   ContactProblem problem_;
   ContactProblem gap_problem_;         // post-stabilisation
   std::vector<Contact> gap_contacts_;  // post-stabilisation

@@ -86,11 +86,13 @@ class MatrixFreeOperator {
     const auto i = std::size_t(k);
     return p_.J_a[i] * w_[std::size_t(p_.body_a[i])] + p_.J_b[i] * w_[std::size_t(p_.body_b[i])] + p_.b[i];
   }
-  // seed 000 eq. 26
+  // seed 000 eq. 26. A fixed body's w stays zero (its M^-1 J^T is zero) and is not written, so
+  // that contacts of one colour (contact_coloring.h) may share it while they run in parallel.
   void applied(int k, const Vec4& dlambda) {
     const auto i = std::size_t(k);
-    w_[std::size_t(p_.body_a[i])] += p_.MinvJT_a[i] * dlambda;
-    w_[std::size_t(p_.body_b[i])] += p_.MinvJT_b[i] * dlambda;
+    const auto a = std::size_t(p_.body_a[i]), b = std::size_t(p_.body_b[i]);
+    if (p_.inv_mass[a] > 0.0) w_[a] += p_.MinvJT_a[i] * dlambda;
+    if (p_.inv_mass[b] > 0.0) w_[b] += p_.MinvJT_b[i] * dlambda;
   }
 
  private:

@@ -61,6 +61,11 @@ struct CommonSolverOptions {
   // their own test, and `converged` means that merit is <= merit_tol (issue 12, "honest
   // convergence"; solvers/README.md, "What converged means").
   double merit_tol = 0.0;
+  // pgs and prox-gs on scenes: sweep the contacts colour by colour of the contact graph
+  // (contact_coloring.h) instead of in index order, each colour in parallel with threads > 1.
+  // Same result for every thread count; a different (equally valid) Gauss-Seidel order than
+  // the default, so off by default. pgs uses it with the default ordering only.
+  bool graph_coloring = false;
 };
 
 // pgs (seed 001): the contact permutations of section 5 (pgs.cpp)
