@@ -62,6 +62,9 @@ class Handle {
 
 enum class Kind { integer, real, string };
 
+constexpr std::size_t kMaxNumberBytes = 16;       // the widest native number, long double
+constexpr std::size_t kMaxStringBytes = 1 << 20;  // FCLib's title, description, math_info, comment
+
 // Checks the structure libfclib's fclib_read_local expects, with the error messages a user needs.
 class FileCheck {
  public:
@@ -112,6 +115,14 @@ class FileCheck {
     if (kind == Kind::real && cls != H5T_FLOAT && cls != H5T_INTEGER) fail(where + " is not a numeric dataset");
     if (kind == Kind::string && (cls != H5T_STRING || H5Tis_variable_str(type.get()) != 0))
       fail(where + " is not a fixed-length string");
+    // The element size is stored in the file too: a float type 1983053832 bytes wide (4 elements
+    // in 32 bytes of data) made the conversion to double below allocate and clear gigabytes
+    // (found by fuzz_fclib). Numbers are at most 16 bytes (long double); strings at most 1 MiB.
+    const std::size_t bytes = H5Tget_size(type.get());
+    const std::size_t max_bytes = kind == Kind::string ? kMaxStringBytes : kMaxNumberBytes;
+    if (bytes == 0 || bytes > max_bytes)
+      fail(where + " has elements of " + std::to_string(bytes) + " bytes, expected 1 to " + std::to_string(max_bytes) +
+           " (damaged file?)");
     const hssize_t points = H5Sget_simple_extent_npoints(space.get());
     if (points < min_points || points > max_points) {
       if (min_points == max_points)
