@@ -9,6 +9,7 @@
 #include <coulomb/fclib_io.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -74,22 +75,29 @@ class FileCheck {
 
   static bool has_link(hid_t loc, const char* name) { return H5Lexists(loc, name, H5P_DEFAULT) > 0; }
 
-  // What libfclib's H5LTfind_dataset answers: it walks the group's links (H5Literate), and
-  // libfclib takes its error (-1) for "found" and then exits on the read that follows. A group
-  // whose link table is damaged is reported here instead (found by fuzz_fclib).
+  // What libfclib's H5LTfind_dataset answers: it walks the group's links (H5Literate) and
+  // compares only the first strlen(name) characters, so any link whose name starts with `name`
+  // counts; libfclib takes an error (-1) for "found" too, and then exits on the read that follows.
+  // A damaged link table, or a prefix match without the dataset itself (a damaged name
+  // "title0..." found by fuzz_fclib, or a plain "title_old"), is reported here instead.
   bool listed(hid_t loc, const char* name, const std::string& where) const {
     struct Search {
       const char* name;
+      std::string match;
       bool found = false;
-    } search{name};
+    } search{name, {}};
     const auto visit = [](hid_t, const char* link, const H5L_info_t*, void* data) -> herr_t {
       auto* s = static_cast<Search*>(data);
-      if (std::strcmp(link, s->name) != 0) return 0;
+      if (std::strncmp(link, s->name, std::strlen(s->name)) != 0) return 0;
       s->found = true;
+      for (const char* c = link; *c && s->match.size() < 64; ++c) s->match += std::isprint(static_cast<unsigned char>(*c)) ? *c : '?';
       return 1;  // stop
     };
     if (H5Literate(loc, H5_INDEX_NAME, H5_ITER_INC, nullptr, visit, &search) < 0)
       fail(where + ": the group's link table cannot be read (damaged file?)");
+    if (search.found && !has_link(loc, name))
+      fail(where + " is missing, but libfclib would take the link '" + search.match +
+           "' for it (it matches names by prefix) and fail (damaged file, or rename that link)");
     return search.found;
   }
 

@@ -578,6 +578,31 @@ TEST(FclibReader, RejectsHugeElementTypes) {
   EXPECT_DOUBLE_EQ(coulomb::read_fclib_local(tmp / "quad.hdf5").mu[0][0], 0.25);
 }
 
+// libfclib's H5LTfind_dataset matches dataset names by prefix: fuzz_fclib's input
+// (tests/fuzz/corpus/fuzz_fclib/finding_info_title_prefix.hdf5) had a damaged info link named
+// "title0..." and no "title", libfclib took it for "title", failed to read it and exited.
+TEST(FclibReader, RejectsALinkThatLibfclibWouldTakeForAnotherByPrefix) {
+  TempDir tmp;
+  RawFile().write(tmp / "prefix.hdf5");
+  {
+    const hid_t f = H5Fopen((tmp / "prefix.hdf5").string().c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t info = H5Gcreate2(f, "/fclib_local/info", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    EXPECT_GE(H5LTmake_dataset_string(info, "title_old", "an older title"), 0);
+    H5Gclose(info);
+    H5Fclose(f);
+  }
+  expect_rejected(tmp / "prefix.hdf5", "/fclib_local/info/title is missing, but libfclib would take the link 'title_old'");
+  // the exact name next to a longer one is read as usual
+  {
+    const hid_t f = H5Fopen((tmp / "prefix.hdf5").string().c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    EXPECT_GE(H5LTmake_dataset_string(f, "/fclib_local/info/title", "the title"), 0);
+    H5Fclose(f);
+  }
+  FclibLocalInfo info;
+  EXPECT_EQ(coulomb::read_fclib_local(tmp / "prefix.hdf5", &info).num_contacts(), 1);
+  EXPECT_EQ(info.title, "the title");
+}
+
 // libfclib_merit wants one impulse per contact
 TEST(FclibReader, LibfclibMeritChecksTheImpulseCount) {
   TempDir tmp;
