@@ -9,6 +9,7 @@
 #include <coulomb/fclib_io.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -62,6 +63,9 @@ class Handle {
 
 enum class Kind { integer, real, string };
 
+constexpr std::size_t kMaxNumberBytes = 16;       // the widest native number, long double
+constexpr std::size_t kMaxStringBytes = 1 << 20;  // FCLib's title, description, math_info, comment
+
 // Checks the structure libfclib's fclib_read_local expects, with the error messages a user needs.
 class FileCheck {
  public:
@@ -71,22 +75,29 @@ class FileCheck {
 
   static bool has_link(hid_t loc, const char* name) { return H5Lexists(loc, name, H5P_DEFAULT) > 0; }
 
-  // What libfclib's H5LTfind_dataset answers: it walks the group's links (H5Literate), and
-  // libfclib takes its error (-1) for "found" and then exits on the read that follows. A group
-  // whose link table is damaged is reported here instead (found by fuzz_fclib).
+  // What libfclib's H5LTfind_dataset answers: it walks the group's links (H5Literate) and
+  // compares only the first strlen(name) characters, so any link whose name starts with `name`
+  // counts; libfclib takes an error (-1) for "found" too, and then exits on the read that follows.
+  // A damaged link table, or a prefix match without the dataset itself (a damaged name
+  // "title0..." found by fuzz_fclib, or a plain "title_old"), is reported here instead.
   bool listed(hid_t loc, const char* name, const std::string& where) const {
     struct Search {
       const char* name;
+      std::string match;
       bool found = false;
-    } search{name};
+    } search{name, {}};
     const auto visit = [](hid_t, const char* link, const H5L_info_t*, void* data) -> herr_t {
       auto* s = static_cast<Search*>(data);
-      if (std::strcmp(link, s->name) != 0) return 0;
+      if (std::strncmp(link, s->name, std::strlen(s->name)) != 0) return 0;
       s->found = true;
+      for (const char* c = link; *c && s->match.size() < 64; ++c) s->match += std::isprint(static_cast<unsigned char>(*c)) ? *c : '?';
       return 1;  // stop
     };
     if (H5Literate(loc, H5_INDEX_NAME, H5_ITER_INC, nullptr, visit, &search) < 0)
       fail(where + ": the group's link table cannot be read (damaged file?)");
+    if (search.found && !has_link(loc, name))
+      fail(where + " is missing, but libfclib would take the link '" + search.match +
+           "' for it (it matches names by prefix) and fail (damaged file, or rename that link)");
     return search.found;
   }
 
@@ -112,6 +123,14 @@ class FileCheck {
     if (kind == Kind::real && cls != H5T_FLOAT && cls != H5T_INTEGER) fail(where + " is not a numeric dataset");
     if (kind == Kind::string && (cls != H5T_STRING || H5Tis_variable_str(type.get()) != 0))
       fail(where + " is not a fixed-length string");
+    // The element size is stored in the file too: a float type 1983053832 bytes wide (4 elements
+    // in 32 bytes of data) made the conversion to double below allocate and clear gigabytes
+    // (found by fuzz_fclib). Numbers are at most 16 bytes (long double); strings at most 1 MiB.
+    const std::size_t bytes = H5Tget_size(type.get());
+    const std::size_t max_bytes = kind == Kind::string ? kMaxStringBytes : kMaxNumberBytes;
+    if (bytes == 0 || bytes > max_bytes)
+      fail(where + " has elements of " + std::to_string(bytes) + " bytes, expected 1 to " + std::to_string(max_bytes) +
+           " (damaged file?)");
     const hssize_t points = H5Sget_simple_extent_npoints(space.get());
     if (points < min_points || points > max_points) {
       if (min_points == max_points)

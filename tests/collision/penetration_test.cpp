@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <random>
 #include <string>
 #include <vector>
@@ -270,6 +271,46 @@ TEST(ConvexPair, CapsuleStandingOnABoxGroundHasNoDeepContact) {
       else collide(lib, g, pg, c, pc, 0.01, out);
       const double expected = oracle_depth(lib[c], pc, lib[g], pg);
       for (const ContactPoint& p : out) EXPECT_LT(p.depth, expected + 1e-3) << "pose " << k << " order " << order;
+    }
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// fuzz_step's 1 s timeout (tests/fuzz/corpus/fuzz_step/finding_cylinder_in_spheres): a 1 mm
+// sphere and a thin cylinder (radius 0.5 mm, half height 5 cm) with one centre. The minimum
+// overlap, r_sphere + r_cylinder, is reached along every radial axis (a whole circle), so EPA never
+// meets its tolerance and runs to its support budget in each of its 4 runs, and EPA's cost grows
+// faster than the square of its iterations. The depth is exact all the same (the overlap is
+// measured along the best axis found). CPU time, not wall time: a loaded machine does not matter.
+TEST(ConvexPair, SphereAndCylinderWithOneCentreAreFastAndExact) {
+  ShapeLibrary lib;
+  Shape sphere, cyl;
+  sphere.type = ShapeType::Sphere;
+  sphere.radius = 0.001;
+  cyl.type = ShapeType::Cylinder;
+  cyl.radius = 0.0005046360459752957;
+  cyl.half_height = 0.05046360459752956;
+  const int is = lib.add(sphere), ic = lib.add(cyl);
+  std::mt19937_64 rng(13);
+  for (int trial = 0; trial < 10; ++trial) {
+    const Quat q = trial == 0 ? Quat(-1, -1, -1, -1).normalized() : random_rotation(rng);  // trial 0: the finding's
+    const Pose p{Vec3(-1, -1, -1), q};
+    for (int order = 0; order < 2; ++order) {
+      std::vector<ContactPoint> out;
+      const std::clock_t t0 = std::clock();
+      if (order == 0) collide(lib, is, p, ic, p, 0.01, out);
+      else collide(lib, ic, p, is, p, 0.01, out);
+      const double ms = 1000.0 * double(std::clock() - t0) / CLOCKS_PER_SEC;
+      // measured in the Debug -O1 ASan + UBSan build of .ci/run (load average 11 on 2 cores): 61-91 ms
+      // a call with the old budget of 1024 support calls, 12-15 ms with 256
+      EXPECT_LT(ms, 30.0) << "trial " << trial << " order " << order;
+      ASSERT_FALSE(out.empty());
+      const ContactPoint& c = out.front();
+      EXPECT_NEAR(c.depth, sphere.radius + cyl.radius, 1e-7) << "trial " << trial;
+      EXPECT_LT(std::abs(c.normal.dot(q * Vec3::UnitZ())), 1e-3) << "radial normal, trial " << trial;
     }
   }
 }

@@ -523,6 +523,86 @@ TEST(FclibReader, RejectsUnsupportedOrInconsistentProblems) {
   rejected("triplet_col.hdf5", f, "column index [2] = 5 is out of range");
 }
 
+// Element sizes are stored in the file: fuzz_fclib's input (tests/fuzz/corpus/fuzz_fclib/
+// finding_float_1983053832_bytes.hdf5) declared mu's float type 1983053832 bytes wide, and reading
+// its 4 elements as doubles allocated and cleared gigabytes (over 1 s). Rejected before any read.
+TEST(FclibReader, RejectsHugeElementTypes) {
+  TempDir tmp;
+  // a good file whose dataset `name` in `group` is replaced by one of `n` elements of `type`
+  // (no data written: the reader must refuse it from its type alone)
+  auto replaced = [&](const char* file, const char* group, const char* name, hid_t type, hsize_t n) {
+    RawFile().write(tmp / file);
+    const hid_t f = H5Fopen((tmp / file).string().c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t g = H5Lexists(f, group, H5P_DEFAULT) > 0 ? H5Gopen2(f, group, H5P_DEFAULT)
+                                                         : H5Gcreate2(f, group, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (H5Lexists(g, name, H5P_DEFAULT) > 0) H5Ldelete(g, name, H5P_DEFAULT);
+    const hid_t space = H5Screate_simple(1, &n, nullptr);
+    const hid_t d = H5Dcreate2(g, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    EXPECT_GE(d, 0) << file;
+    H5Dclose(d);
+    H5Sclose(space);
+    H5Gclose(g);
+    H5Fclose(f);
+    return tmp / file;
+  };
+  const hid_t wide_float = H5Tcopy(H5T_IEEE_F64LE);
+  ASSERT_GE(H5Tset_size(wide_float, 1983053832), 0);  // the finding's size
+  expect_rejected(replaced("wide_mu.hdf5", "/fclib_local/vectors", "mu", wide_float, 1),
+                  "/fclib_local/vectors/mu has elements of 1983053832 bytes, expected 1 to 16");
+  H5Tclose(wide_float);
+  const hid_t wide_int = H5Tcopy(H5T_STD_I32LE);
+  ASSERT_GE(H5Tset_size(wide_int, 32), 0);
+  expect_rejected(replaced("wide_m.hdf5", "/fclib_local/W", "m", wide_int, 1), "/fclib_local/W/m has elements of 32 bytes");
+  H5Tclose(wide_int);
+  const hid_t long_string = H5Tcopy(H5T_C_S1);
+  ASSERT_GE(H5Tset_size(long_string, std::size_t(1) << 30), 0);
+  expect_rejected(replaced("long_title.hdf5", "/fclib_local/info", "title", long_string, 1),
+                  "/fclib_local/info/title has elements of 1073741824 bytes, expected 1 to 1048576");
+  H5Tclose(long_string);
+  // a 16-byte float (long double) is still read
+  const hid_t quad = H5Tcopy(H5T_NATIVE_LDOUBLE);
+  RawFile().write(tmp / "quad.hdf5");
+  {
+    const hid_t f = H5Fopen((tmp / "quad.hdf5").string().c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    H5Ldelete(f, "/fclib_local/vectors/mu", H5P_DEFAULT);
+    const hsize_t one = 1;
+    const hid_t space = H5Screate_simple(1, &one, nullptr);
+    const hid_t d = H5Dcreate2(f, "/fclib_local/vectors/mu", quad, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const long double mu = 0.25L;
+    EXPECT_GE(H5Dwrite(d, H5T_NATIVE_LDOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &mu), 0);
+    H5Dclose(d);
+    H5Sclose(space);
+    H5Fclose(f);
+  }
+  H5Tclose(quad);
+  EXPECT_DOUBLE_EQ(coulomb::read_fclib_local(tmp / "quad.hdf5").mu[0][0], 0.25);
+}
+
+// libfclib's H5LTfind_dataset matches dataset names by prefix: fuzz_fclib's input
+// (tests/fuzz/corpus/fuzz_fclib/finding_info_title_prefix.hdf5) had a damaged info link named
+// "title0..." and no "title", libfclib took it for "title", failed to read it and exited.
+TEST(FclibReader, RejectsALinkThatLibfclibWouldTakeForAnotherByPrefix) {
+  TempDir tmp;
+  RawFile().write(tmp / "prefix.hdf5");
+  {
+    const hid_t f = H5Fopen((tmp / "prefix.hdf5").string().c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t info = H5Gcreate2(f, "/fclib_local/info", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    EXPECT_GE(H5LTmake_dataset_string(info, "title_old", "an older title"), 0);
+    H5Gclose(info);
+    H5Fclose(f);
+  }
+  expect_rejected(tmp / "prefix.hdf5", "/fclib_local/info/title is missing, but libfclib would take the link 'title_old'");
+  // the exact name next to a longer one is read as usual
+  {
+    const hid_t f = H5Fopen((tmp / "prefix.hdf5").string().c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    EXPECT_GE(H5LTmake_dataset_string(f, "/fclib_local/info/title", "the title"), 0);
+    H5Fclose(f);
+  }
+  FclibLocalInfo info;
+  EXPECT_EQ(coulomb::read_fclib_local(tmp / "prefix.hdf5", &info).num_contacts(), 1);
+  EXPECT_EQ(info.title, "the title");
+}
+
 // libfclib_merit wants one impulse per contact
 TEST(FclibReader, LibfclibMeritChecksTheImpulseCount) {
   TempDir tmp;
