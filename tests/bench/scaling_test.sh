@@ -31,6 +31,12 @@ grep -q "<polyline" "$tmp/plot.svg" && grep -q "</svg>" "$tmp/plot.svg" && ok ||
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert sorted(d) == ['20','40','80'] and d['80']['pgs']['window_from'] == 5 and d['80']['pgs']['steps'] == 8" "$tmp/runs.json" \
   && ok || fail "runs JSON"
 
+# the tables again from the saved runs, without running
+python3 "$script" --from-json "$tmp/runs.json" >"$tmp/again.md" 2>"$tmp/err.txt"
+cmp -s "$tmp/out.md" "$tmp/again.md" && ok || fail "--from-json does not print the same tables"
+echo '{}' >"$tmp/empty.json"
+python3 "$script" --from-json "$tmp/empty.json" >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "bad --from-json not exit 2"
+
 python3 "$script" --counts 40,20 >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "unsorted counts not exit 2"
 python3 "$script" --counts 2,x >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "bad counts not exit 2"
 python3 "$script" --steps 5 --window 6 >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "window > steps not exit 2"
