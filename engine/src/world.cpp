@@ -379,12 +379,20 @@ void World::warm_start() {
   solution_.lambda.assign(contacts_.size(), Vec4::Zero());
   if (!scene_.solver_options.warm_start) return;
   const double tol2 = std::pow(std::max(2.0 * scene_.envelope, 1e-3), 2);
+  // contacts_ and cache_ are both sorted by body pair (cache_ is last step's contacts_), so one
+  // forward walk finds each pair's old contacts in O(n), where a binary search per contact was
+  // O(n log n) with a cache miss per level; a contact out of order restarts the walk.
+  const auto key = [](int a, int b) { return std::pair<int, int>(a, b); };
+  auto lo = cache_.begin();
+  std::pair<int, int> previous(-1, -1);
   for (std::size_t k = 0; k < contacts_.size(); ++k) {
     const Contact& c = contacts_[k];
-    auto [lo, hi] = std::equal_range(cache_.begin(), cache_.end(), CachedContactImpulse{c.body_a, c.body_b, {}, {}, {}},
-                                     [](const CachedContactImpulse& x, const CachedContactImpulse& y) {
-                                       return std::tie(x.a, x.b) < std::tie(y.a, y.b);
-                                     });
+    const std::pair<int, int> pair = key(c.body_a, c.body_b);
+    if (pair < previous) lo = cache_.begin();
+    previous = pair;
+    while (lo != cache_.end() && key(lo->a, lo->b) < pair) ++lo;
+    auto hi = lo;
+    while (hi != cache_.end() && key(hi->a, hi->b) == pair) ++hi;
     if (lo == hi) continue;
     const Vec3 local = state_.body_pose(c.body_a).apply_inverse(c.point);
     const CachedContactImpulse* best = nullptr;
@@ -481,7 +489,7 @@ void World::stabilize() {
   opt.rel_tol = scene_.solver_options.rel_tol;
   opt.warm_start = false;
   displacement.lambda.assign(gap_contacts_.size(), Vec4::Zero());
-  solve(&solve_pgs, gap_problem_, opt, gap_islands_, displacement);
+  solve(&solve_pgs, gap_problem_, opt, gap_islands_, gap_island_scratch_, displacement);
   gap_problem_.body_impulse_response(displacement.lambda, dw_);
   apply_displacements(model_, dw_, state_);
 }
@@ -519,7 +527,7 @@ void World::admit_initial_velocities() {
   SolverOptions opt = scene_.solver_options;
   opt.warm_start = false;
   Islands islands;
-  solve(solver_->solve, problem, opt, islands, solution);
+  solve(solver_->solve, problem, opt, islands, island_scratch_, solution);
   std::vector<Vec6> dw;
   problem.body_impulse_response(solution.lambda, dw);
   apply_velocities(model_, u0, dw, state_);
@@ -590,10 +598,10 @@ StepResult World::check_state() const {
 
 // Stage 4 over islands (solvers/island_solve.h) or, with islands off, over the whole problem.
 SolverStats World::solve(SolveFn fn, const ContactProblem& problem, const SolverOptions& opt, Islands& islands,
-                         ContactSolution& solution) {
+                         IslandScratch& scratch, ContactSolution& solution) {
   build_islands(model_.size(), model_.fixed, problem.body_a, problem.body_b, islands, &problem.joints.body_a,
                 &problem.joints.body_b);
-  return settings_.islands ? solve_islands(fn, problem, islands, opt, solution) : fn(problem, opt, solution);
+  return settings_.islands ? solve_islands(fn, problem, islands, opt, solution, &scratch) : fn(problem, opt, solution);
 }
 
 // The step boundary: nothing thrown inside the stages (std::bad_alloc, a library's exception,
@@ -675,7 +683,7 @@ StepResult World::run_stages() {
   // the first sweep of a 1 mm cube whose weight over a step is 1e-7 N s, "converged" while it sank)
   SolverOptions options = scene_.solver_options;
   if (solver_->impulse_tolerance && impulse_scale_ > 0.0) options.abs_tol = std::min(options.abs_tol, kImpulseTolerance * impulse_scale_);
-  stats_.solver = solve(solver_->solve, problem_, options, islands_, solution_);
+  stats_.solver = solve(solver_->solve, problem_, options, islands_, island_scratch_, solution_);
   remember_impulses();
   joint_cache_ = solution_.joint_lambda;
 

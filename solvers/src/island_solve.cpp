@@ -37,18 +37,31 @@ void extract_island_problem(const ContactProblem& global, const Islands& islands
 }
 
 SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Islands& islands,
-                          const SolverOptions& opt, ContactSolution& solution) {
+                          const SolverOptions& opt, ContactSolution& solution, IslandScratch* scratch) {
   const int ni = islands.count(), nc = problem.num_contacts();
   // one island with every contact: the island is the problem, solve it as it is
   if (ni <= 1) return solve(problem, opt, solution);
 
   const auto t0 = std::chrono::steady_clock::now();
+  // the large islands (at most 8) get a kept sub-problem each; the others a fresh one
+  std::vector<int> slot(static_cast<std::size_t>(ni), -1);
+  if (scratch) {
+    int used = 0;
+    for (int isl = 0; isl < ni; ++isl)
+      if (8 * islands.contact_count(isl) >= nc) slot[std::size_t(isl)] = used++;
+    if (scratch->problems.size() < std::size_t(used)) {
+      scratch->problems.resize(std::size_t(used));
+      scratch->parts.resize(std::size_t(used));
+    }
+  }
   std::vector<SolverStats> stats(static_cast<std::size_t>(ni));
   tbb::parallel_for(0, ni, [&](int isl) {
     const auto i = std::size_t(isl);
-    ContactProblem sub;
+    ContactProblem fresh;
+    ContactSolution fresh_part;
+    ContactProblem& sub = slot[i] < 0 ? fresh : scratch->problems[std::size_t(slot[i])];
+    ContactSolution& part = slot[i] < 0 ? fresh_part : scratch->parts[std::size_t(slot[i])];
     extract_island_problem(problem, islands, isl, sub);
-    ContactSolution part;
     part.lambda.resize(std::size_t(sub.num_contacts()));
     const int first = islands.contact_start[i];
     for (std::size_t k = 0; k < part.lambda.size(); ++k)
@@ -66,6 +79,8 @@ SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Is
     if (joints) {
       part.joint_lambda.resize(std::size_t(sub.joints.rows()));
       for_joint_rows([&](std::size_t l, std::size_t g) { part.joint_lambda[l] = solution.joint_lambda[g]; });
+    } else {
+      part.joint_lambda.clear();  // a kept part may hold an earlier call's
     }
     SolverOptions o = opt;
     if (2 * sub.num_contacts() < nc) o.threads = 1;

@@ -1,6 +1,10 @@
 // Islands and the contact colouring. Islands: connected components of the contact graph with fixed bodies left out
 // (solvers/islands.h). Oracle: the components are written out by hand.
+#include <coulomb/contact_assembly.h>
 #include <coulomb/contact_coloring.h>
+#include <coulomb/island_solve.h>
+#include <coulomb/rigid_bodies.h>
+#include <coulomb/solver.h>
 #include <coulomb/islands.h>
 #include <gtest/gtest.h>
 
@@ -114,4 +118,67 @@ TEST(ContactColoring, ColoursShareNoMovingBody) {
   }
   // 300 contacts on 40 bodies: about 15 per body, far below the 64 colours: no overflow
   EXPECT_EQ(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1]);
+}
+
+namespace {
+
+// Stacks of balls (radius 0.1, 1 kg) on a fixed ground, one island per stack, each ball pushed
+// sideways so that friction works; heights[i] balls in stack i.
+ContactProblem ball_stacks(const std::vector<int>& heights) {
+  RigidModel model;
+  model.add("ground", 0, 0, true, 0.0, Vec3::Zero(), Pose{});
+  std::vector<Contact> contacts;
+  int body = 1;
+  for (std::size_t s = 0; s < heights.size(); ++s)
+    for (int h = 0; h < heights[s]; ++h, ++body) {
+      model.add("ball" + std::to_string(body), 0, 0, false, 1.0, Vec3::Constant(0.004), Pose{});
+      contacts.push_back(Contact{h == 0 ? 0 : body - 1, body, Vec3(double(s), 0, 0.2 * h), Vec3::UnitZ(), 0.0, -1, -1});
+    }
+  RigidState st;
+  st.resize(std::size_t(body));
+  std::vector<Vec6> u(std::size_t(body), Vec6::Zero());
+  for (int i = 1; i < body; ++i) {
+    st.x[std::size_t(i)] = Vec3(0, 0, 0.1 + 0.2 * ((i - 1) % 7));
+    u[std::size_t(i)] << 0.05 * i, -0.02, -0.1, 0, 0, 0.3;
+  }
+  const std::vector<ContactCoefficients> coeff(contacts.size(), ContactCoefficients{Vec3(0.4, 0.4, 0.01), 0.0});
+  ContactProblem p;
+  assemble_contacts(model, st, u, contacts, coeff, AssemblySettings{}, p);
+  return p;
+}
+
+std::vector<Vec4> island_solve(const ContactProblem& p, IslandScratch* scratch) {
+  Islands isl;
+  const std::vector<std::uint8_t> fixed = [&] {
+    std::vector<std::uint8_t> f(std::size_t(p.num_bodies()), 0);
+    f[0] = 1;
+    return f;
+  }();
+  build_islands(p.num_bodies(), fixed, p.body_a, p.body_b, isl);
+  ContactSolution sol;
+  sol.lambda.assign(std::size_t(p.num_contacts()), Vec4::Zero());
+  SolverOptions opt;
+  opt.max_iterations = 50;
+  solve_islands(find_solver("pgs")->solve, p, isl, opt, sol, scratch);
+  return sol.lambda;
+}
+
+}  // namespace
+
+// The kept sub-problems of large islands (IslandScratch) are rebuilt in full on every call: the
+// impulses equal those of fresh sub-problems bit for bit, also after the scratch served another
+// problem with other island sizes.
+TEST(IslandScratch, SameImpulsesAsFreshSubProblems) {
+  const ContactProblem p = ball_stacks({6, 2, 1, 3}), q = ball_stacks({1, 9, 4});
+  const std::vector<Vec4> fresh = island_solve(p, nullptr);
+  ASSERT_EQ(fresh.size(), 12u);
+  EXPECT_GT(fresh[0][0], 0.0);  // the stacks press on the ground
+  IslandScratch scratch;
+  const std::vector<Vec4> kept = island_solve(p, &scratch);
+  EXPECT_EQ(scratch.problems.size(), 3u);  // the islands with at least 1/8 of the 12 contacts: 6, 2 and 3
+  const std::vector<Vec4> other = island_solve(q, &scratch);
+  EXPECT_EQ(other, island_solve(q, nullptr));
+  const std::vector<Vec4> again = island_solve(p, &scratch);
+  EXPECT_EQ(kept, fresh);
+  EXPECT_EQ(again, fresh);
 }

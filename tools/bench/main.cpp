@@ -15,10 +15,10 @@
 int main(int argc, char** argv) {
   CLI::App app{"coulomb-vs-bullet: one scene in Coulomb and in Bullet's sequential-impulse solver"};
   std::string scene_file;
-  int steps = 0, threads = 1;
+  int steps = 0, threads = 1, window_from = 0;
   std::vector<std::string> solvers{"prox-gs", "pgs"}, set;
   std::vector<int> bullet_iterations{10, 100};
-  bool json = false, markdown = false, one_friction_direction = false;
+  bool json = false, markdown = false, one_friction_direction = false, no_bullet = false;
   app.add_option("scene", scene_file, "scene file (JSON, coulomb-scene/1)")->required();
   app.add_option("--steps", steps, "steps per run (default: the scene's)")->check(CLI::Range(1, 100000000));
   app.add_option("--threads", threads, "Coulomb's worker threads (Bullet is single-threaded)")->check(CLI::Range(1, 1024));
@@ -26,6 +26,10 @@ int main(int argc, char** argv) {
   app.add_option("--bullet-iterations", bullet_iterations, "Bullet solver iterations (repeatable; default 10 and 100)")
       ->allow_extra_args(false)
       ->check(CLI::Range(1, 1000000));
+  app.add_option("--window-from", window_from,
+                 "time (and take medians of contacts and merits over) only the steps after this one; the first steps still run")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--no-bullet", no_bullet, "run Coulomb's solvers only")->excludes("--bullet-iterations");
   app.add_option("--set", set, "override a scene value for both engines: JSON_POINTER=VALUE (repeatable)")
       ->allow_extra_args(false);
   app.add_flag("--bullet-one-friction-direction", one_friction_direction,
@@ -43,16 +47,20 @@ int main(int argc, char** argv) {
     o.steps = steps;
     o.set = set;
     const coulomb::SceneDef scene = coulomb::load_scene(scene_file, o);
+    if (window_from >= scene.steps)
+      throw coulomb::InputError("--window-from", std::to_string(window_from) + " leaves no step to measure out of " +
+                                                     std::to_string(scene.steps));
+    if (no_bullet) bullet_iterations.clear();
     std::vector<bench::RunResult> runs;
     for (const std::string& solver : solvers) {
       o.solver = solver;  // validated like `coulomb run --solver`
-      runs.push_back(bench::run_coulomb(coulomb::load_scene(scene_file, o), threads));
+      runs.push_back(bench::run_coulomb(coulomb::load_scene(scene_file, o), threads, window_from));
     }
     for (int n : bullet_iterations) {
       bench::BulletSettings bs;
       bs.iterations = n;
       bs.two_friction_directions = !one_friction_direction;
-      runs.push_back(bench::run_bullet(scene, bs));
+      runs.push_back(bench::run_bullet(scene, bs, window_from));
     }
     const bench::ReportHeader h{scene.name, int(scene.bodies.size()), scene.dt, scene.steps, threads};
     if (json) bench::print_json_lines(h, runs);

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 
@@ -12,17 +13,24 @@ namespace bench {
 namespace {
 
 struct Summary {
-  double ms = 0.0, contacts = 0.0, merit = 0.0, solver_iterations = 0.0;
+  double ms = 0.0, cpu_ms = 0.0, contacts = 0.0, merit = 0.0, solver_iterations = 0.0;
   int contacts_max = 0;
+  std::array<double, 5> stage_ms{};  // medians, one stage at a time (so they need not add up to ms)
 };
 
 Summary summarize(const RunResult& r) {
   Summary s;
   s.ms = median(r.ms);
+  s.cpu_ms = median(r.cpu_ms);
   s.contacts = median(std::vector<double>(r.contacts.begin(), r.contacts.end()));
   s.contacts_max = r.contacts.empty() ? 0 : *std::max_element(r.contacts.begin(), r.contacts.end());
   s.merit = median(r.merit);
   s.solver_iterations = median(std::vector<double>(r.solver_iterations.begin(), r.solver_iterations.end()));
+  for (std::size_t k = 0; k < s.stage_ms.size(); ++k) {
+    std::vector<double> v;
+    for (const auto& st : r.stage_ms) v.push_back(st[k]);
+    s.stage_ms[k] = median(v);
+  }
   return s;
 }
 
@@ -112,7 +120,9 @@ void print_json_lines(const ReportHeader& h, const std::vector<RunResult>& runs)
                         {"iterations", r.iterations},
                         {"threads", r.threads},
                         {"steps", r.steps},
+                        {"window_from", r.window_from},
                         {"ms_per_step", number_or_null(s.ms)},
+                        {"cpu_ms_per_step", number_or_null(s.cpu_ms)},
                         {"contacts", number_or_null(s.contacts)},
                         {"contacts_max", s.contacts_max},
                         {"max_penetration", r.max_penetration},
@@ -120,6 +130,9 @@ void print_json_lines(const ReportHeader& h, const std::vector<RunResult>& runs)
                         {"max_drift", r.max_drift}};
     if (r.engine == "coulomb") {
       j["solver_iterations"] = number_or_null(s.solver_iterations);
+      nlohmann::json stages = nlohmann::json::object();
+      for (std::size_t k = 0; k < s.stage_ms.size(); ++k) stages[kStageNames[k]] = number_or_null(s.stage_ms[k]);
+      j["stage_ms"] = stages;
       nlohmann::json ratios = nlohmann::json::array();
       for (const RunResult& b : runs) {
         if (b.engine != "bullet") continue;

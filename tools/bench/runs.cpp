@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <limits>
 
 namespace bench {
@@ -19,6 +20,14 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// The process's CPU time (all threads): on a machine shared with other jobs it counts the time
+// the step ran, where the wall time also counts the time it waited for a core.
+double cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return 1e3 * double(t.tv_sec) + 1e-6 * double(t.tv_nsec);
 }
 
 double drift(const coulomb::RigidModel& model, const coulomb::RigidState& start, const coulomb::RigidState& end) {
@@ -68,8 +77,9 @@ double median(std::vector<double> v) {
   return 0.5 * (*mid + *std::max_element(v.begin(), mid));
 }
 
-RunResult run_coulomb(const coulomb::SceneDef& scene, int threads) {
+RunResult run_coulomb(const coulomb::SceneDef& scene, int threads, int window_from) {
   RunResult r;
+  r.window_from = window_from;
   r.engine = "coulomb";
   r.solver = scene.solver;
   r.iterations = scene.solver_options.max_iterations;
@@ -80,31 +90,38 @@ RunResult run_coulomb(const coulomb::SceneDef& scene, int threads) {
   const coulomb::RigidState start = world.rigid_state();
   coulomb::ContactSolution solution;
   for (int step = 0; step < scene.steps; ++step) {
+    const double c0 = cpu_ms();
     const auto t0 = Clock::now();
     const coulomb::StepResult res = world.step();
     const auto t1 = Clock::now();
+    const double c1 = cpu_ms();
     if (!res.ok()) {
       r.failure = res.message;
       break;
     }
     const coulomb::StepStats& st = world.last_stats();
+    r.max_penetration = std::max(r.max_penetration, st.max_penetration);
+    ++r.steps;
+    if (step < window_from) continue;
     r.ms.push_back(ms_between(t0, t1));
+    r.cpu_ms.push_back(c1 - c0);
     r.contacts.push_back(st.contacts);
     r.solver_iterations.push_back(st.solver.iterations);
-    r.max_penetration = std::max(r.max_penetration, st.max_penetration);
+    const double staged = st.detect_ms + st.assemble_ms + st.solver.time_ms + st.integrate_ms;
+    r.stage_ms.push_back({st.detect_ms, st.assemble_ms, st.solver.time_ms, st.integrate_ms, st.wall_ms - staged});
     if (st.contacts > 0) {
       solution.lambda = world.contact_impulses();
       r.merit.push_back(coulomb::fclib_merit(world.last_problem(), solution));
     }
-    ++r.steps;
   }
   r.max_drift = drift(world.model(), start, world.rigid_state());
   note_merit(r);
   return r;
 }
 
-RunResult run_bullet(const coulomb::SceneDef& scene, const BulletSettings& settings) {
+RunResult run_bullet(const coulomb::SceneDef& scene, const BulletSettings& settings, int window_from) {
   RunResult r;
+  r.window_from = window_from;
   r.engine = "bullet";
   r.solver = "sequential-impulse";
   r.iterations = settings.iterations;
@@ -123,25 +140,29 @@ RunResult run_bullet(const coulomb::SceneDef& scene, const BulletSettings& setti
   std::vector<coulomb::Vec6> u_free;
   for (int step = 0; step < scene.steps; ++step) {
     bw.read_state(before);
+    const double c0 = cpu_ms();
     const auto t0 = Clock::now();
     bw.step();
     const auto t1 = Clock::now();
+    const double c1 = cpu_ms();
     bw.read_state(after);
     if (!finite_state(after)) {
       r.failure = "step " + std::to_string(step + 1) + ": a body has a NaN or infinite state";
       break;
     }
     read_contacts(bw, settings, contacts);
-    r.ms.push_back(ms_between(t0, t1));
-    r.contacts.push_back(int(contacts.contacts.size()));
     r.max_penetration = std::max(r.max_penetration, contacts.max_penetration);
+    ++r.steps;
+    if (step < window_from) continue;
+    r.ms.push_back(ms_between(t0, t1));
+    r.cpu_ms.push_back(c1 - c0);
+    r.contacts.push_back(int(contacts.contacts.size()));
     if (!contacts.contacts.empty()) {
       bullet_problem(bw, model, before, contacts, problem, u_free);
       solution.lambda = contacts.impulses;
       r.merit.push_back(coulomb::fclib_merit(problem, solution));
       r.reconstruction_error = std::max(r.reconstruction_error, velocity_mismatch(model, u_free, after, problem, solution));
     }
-    ++r.steps;
   }
   bw.read_state(after);
   r.max_drift = drift(model, start, after);

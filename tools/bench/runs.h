@@ -5,6 +5,7 @@
 
 #include <coulomb/scene.h>
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -19,10 +20,15 @@ struct RunResult {
   int steps = 0;           // steps completed
   std::string failure;     // why the run stopped early, empty if it did not
 
-  std::vector<double> ms;        // (steps) wall time of the step call (unit: ms)
-  std::vector<int> contacts;     // (steps)
-  std::vector<double> merit;     // merit of each step that had contacts
-  std::vector<int> solver_iterations;  // (steps) Coulomb only
+  int window_from = 0;            // the per-step series below skip the first window_from steps
+  std::vector<double> ms;        // (measured steps) wall time of the step call (unit: ms)
+  std::vector<double> cpu_ms;    // (measured steps) the process's CPU time over the step call (unit: ms)
+  std::vector<int> contacts;     // (measured steps)
+  std::vector<double> merit;     // merit of each measured step that had contacts
+  std::vector<int> solver_iterations;  // (measured steps) Coulomb only
+  // (measured steps) Coulomb only: World's stage times (StepStats, as in stats.jsonl) detect,
+  // assemble, solve, integrate, and the rest of the step (islands, stabilisation, record) (unit: ms)
+  std::vector<std::array<double, 5>> stage_ms;
   double max_penetration = 0.0;  // over the run (unit: m)
   double max_drift = 0.0;        // largest distance of a moving body's centre of mass from its start (unit: m)
   std::string merit_note;        // "n/a: ..." when no merit could be computed
@@ -33,8 +39,11 @@ struct RunResult {
 
 double median(std::vector<double> v);  // NaN for an empty vector
 
-// `scene.solver` picks Coulomb's solver; `scene.steps` the number of steps.
-RunResult run_coulomb(const coulomb::SceneDef& scene, int threads);
-RunResult run_bullet(const coulomb::SceneDef& scene, const BulletSettings& settings);
+inline constexpr const char* kStageNames[5] = {"detect", "assemble", "solve", "integrate", "other"};
+
+// `scene.solver` picks Coulomb's solver; `scene.steps` the number of steps. The first
+// `window_from` steps run untimed (a pile that has not landed yet), and no merit is computed there.
+RunResult run_coulomb(const coulomb::SceneDef& scene, int threads, int window_from = 0);
+RunResult run_bullet(const coulomb::SceneDef& scene, const BulletSettings& settings, int window_from = 0);
 
 }  // namespace bench

@@ -14,6 +14,7 @@
 #include <coulomb/contact_assembly.h>
 #include <coulomb/contact_problem.h>
 #include <coulomb/detect.h>
+#include <coulomb/island_solve.h>
 #include <coulomb/islands.h>
 #include <coulomb/position_assembly.h>
 #include <coulomb/position_problem.h>
@@ -170,7 +171,7 @@ class World {
   DetectInput detect_input();
   void record_stats();  // stage 7 (all but wall_ms)
   SolverStats solve(SolveFn fn, const ContactProblem& problem, const SolverOptions& opt, Islands& islands,
-                    ContactSolution& solution);
+                    IslandScratch& scratch, ContactSolution& solution);
 
   SceneDef scene_;
   WorldSettings settings_;
@@ -198,6 +199,7 @@ class World {
   std::vector<Contact> gap_contacts_;  // post-stabilisation
   ContactSolution solution_;
   Islands islands_, gap_islands_;
+  IslandScratch island_scratch_, gap_island_scratch_;  // solve_islands' kept sub-problems
 
   // warm start caches (State): last step's contacts (body a frame point) and world impulses,
   // and the joint rows' impulses

@@ -20,13 +20,23 @@ namespace coulomb {
 // finalized; the derived blocks are copied, not recomputed.
 void extract_island_problem(const ContactProblem& global, const Islands& islands, int island, ContactProblem& out);
 
+// Sub-problems kept from one call to the next, so that the large islands' copies reuse their
+// memory instead of allocating (and page-faulting) a copy of most of the problem every step:
+// on 4000 boxes in a container that churn was 5% of the step (issue 12, tools/bench/scaling).
+// The content of a reused sub-problem is rebuilt in full, so results do not depend on it.
+struct IslandScratch {
+  std::vector<ContactProblem> problems;  // one per large island, in island order
+  std::vector<ContactSolution> parts;
+};
+
 // Solves every island with `solve`. `solution` holds the warm start (global order) on entry
 // and the impulses on exit. Islands get opt.threads = 1, except one that holds at least half
 // of all contacts (prox-jacobi may then use its inner threads, which are deterministic too).
 // Stats: iterations, residual = the largest over islands, converged = all of them,
 // divergence_detections summed, merit = the FCLib merit of the whole solution, history = the
 // per-iteration maximum over islands (an island that stopped keeps its last value).
+// `scratch` (optional) keeps the islands with at least 1/8 of the contacts between calls.
 SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Islands& islands,
-                          const SolverOptions& opt, ContactSolution& solution);
+                          const SolverOptions& opt, ContactSolution& solution, IslandScratch* scratch = nullptr);
 
 }  // namespace coulomb

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Smoke test of tools/bench/scaling: tiny counts and a few steps give the three documented tables
+# (per count, fitted exponents, the largest count against Bullet-10) with finite numbers, an SVG
+# plot and the JSON of every run; bad options exit with code 2.
+# usage: scaling_test.sh BUILD_DIR SOURCE_DIR
+set -u
+build="$1"; src="$2"
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+fails=0; passes=0
+ok() { passes=$((passes + 1)); }
+fail() { echo "FAIL $1"; fails=$((fails + 1)); }
+export COULOMB_BUILD_DIR="$build"
+script="$src/tools/bench/scaling"
+
+python3 "$script" --counts 20,40,80 --steps 8 --window 3 --plot "$tmp/plot.svg" --json "$tmp/runs.json" >"$tmp/out.md" 2>"$tmp/err.txt"
+code=$?
+[ "$code" -eq 0 ] && ok || { fail "exit code $code"; cat "$tmp/err.txt"; }
+grep -q "medians over steps 6-8 of 8" "$tmp/out.md" && ok || fail "window line missing"
+num='[0-9]+(\.[0-9]+)?'
+for n in 20 40 80; do  # boxes, contacts, wall, CPU and the five stages
+  grep -Eq "^\| $n \| $num( \| $num){7} \|$" "$tmp/out.md" && ok || fail "no row of 9 numbers for $n boxes"
+done
+for q in "wall ms/step" "CPU ms/step" detect assemble solve integrate other contacts; do
+  grep -Eq "^\| $q \| (-?$num|n/a) \| (ok|SUPERLINEAR)? ?\|$" "$tmp/out.md" && ok || fail "no exponent row for '$q'"
+done
+for c in "coulomb pgs, 10 it" "coulomb prox-gs, 10 it" "bullet-10"; do
+  grep -Eq "^\| $c \| $num( \| $num){2} \| ${num}x \| " "$tmp/out.md" && ok || fail "no comparison row for $c"
+done
+grep -q "^| bullet-10 .* | 1.00x |" "$tmp/out.md" && ok || fail "bullet-10 is not its own reference"
+grep -q "<polyline" "$tmp/plot.svg" && grep -q "</svg>" "$tmp/plot.svg" && ok || fail "no SVG plot"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert sorted(d) == ['20','40','80'] and d['80']['pgs']['window_from'] == 5 and d['80']['pgs']['steps'] == 8" "$tmp/runs.json" \
+  && ok || fail "runs JSON"
+
+# the tables again from the saved runs, without running
+python3 "$script" --from-json "$tmp/runs.json" >"$tmp/again.md" 2>"$tmp/err.txt"
+cmp -s "$tmp/out.md" "$tmp/again.md" && ok || fail "--from-json does not print the same tables"
+echo '{}' >"$tmp/empty.json"
+python3 "$script" --from-json "$tmp/empty.json" >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "bad --from-json not exit 2"
+
+python3 "$script" --counts 40,20 >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "unsorted counts not exit 2"
+python3 "$script" --counts 2,x >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "bad counts not exit 2"
+python3 "$script" --steps 5 --window 6 >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "window > steps not exit 2"
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]
