@@ -50,7 +50,7 @@ void World::keep_resting_impulses(std::vector<CachedContactImpulse>& old_cache) 
 void World::fall_asleep() {
   if (!scene_.sleep.enabled) return;
   still_bodies(model_.fixed, sleep_, still_);
-  update_sleep(still_, islands_, scene_.sleep, scene_.dt, state_, sleep_);
+  update_sleep(still_, bound_radius_, islands_, scene_.sleep, scene_.dt, state_, sleep_);
   still_bodies(model_.fixed, sleep_, still_);
 }
 

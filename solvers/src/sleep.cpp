@@ -67,13 +67,15 @@ int wake_touched(const std::vector<std::uint8_t>& fixed, const std::vector<int>&
   return woken;
 }
 
-int update_sleep(const std::vector<std::uint8_t>& still, const Islands& islands, const SleepSettings& settings,
-                 double dt, RigidState& state, SleepState& s) {
+int update_sleep(const std::vector<std::uint8_t>& still, const std::vector<double>& radius, const Islands& islands,
+                 const SleepSettings& settings, double dt, RigidState& state, SleepState& s) {
   const std::size_t nb = still.size();
-  COULOMB_ASSERT(s.island.size() == nb && s.timer.size() == nb, "update_sleep: sleep state of the wrong size");
+  COULOMB_ASSERT(s.island.size() == nb && s.timer.size() == nb && radius.size() == nb,
+                 "update_sleep: sleep state or radii of the wrong size");
   for (std::size_t i = 0; i < nb; ++i) {
     if (still[i]) continue;
-    const bool slow = state.v[i].norm() < settings.linear && state.w[i].norm() < settings.angular;
+    const double w = state.w[i].norm();
+    const bool slow = state.v[i].norm() + radius[i] * w < settings.linear && w < settings.angular;
     s.timer[i] = slow ? s.timer[i] + dt : 0.0;
   }
   // a sum of n dt's may fall an ulp short of n dt

@@ -19,12 +19,14 @@
 
 namespace coulomb {
 
-// The scene's `sleep` settings (SCENE_FORMAT.md "Sleeping").
+// The scene's `sleep` settings (SCENE_FORMAT.md "Sleeping"). A body is slow while every point of
+// it moves slower than `linear` (|v| + r |w| with r its bounding radius about the centre of mass:
+// Box2D v3's sleep velocity, Jolt's point velocities) and it turns slower than `angular`.
 struct SleepSettings {
   bool enabled = false;
   double time = 0.5;      // an island sleeps once every body has been slow this long (unit: s)
-  double linear = 0.05;   // "slow": |v| of the centre of mass below this (unit: m/s)
-  double angular = 0.05;  // ... and |w| below this (unit: rad/s)
+  double linear = 0.05;   // bound on the speed of the body's points (unit: m/s)
+  double angular = 1.0;   // bound on |w| (unit: rad/s)
 };
 
 // What sleeping carries from step to step (a part of the World's State). Empty vectors mean
@@ -53,12 +55,13 @@ int wake_touched(const std::vector<std::uint8_t>& fixed, const std::vector<int>&
 // Wakes the sleeping island of `body` (nothing if it is awake). Returns the number woken.
 int wake_island(int body, SleepState& s);
 
-// After a step's integration: every awake moving body's timer grows by dt while |v| < linear
-// and |w| < angular and restarts at 0 otherwise; an island of `islands` (built with the still
+// After a step's integration: every awake moving body's timer grows by dt while it is slow
+// (|v| + radius |w| < linear and |w| < angular; radius (nb): bounding radii about the centres of
+// mass) and restarts at 0 otherwise; an island of `islands` (built with the still
 // bodies as fixed, so it holds awake bodies only) whose bodies' smallest timer reaches `time`
 // falls asleep with its velocities zeroed, and so does an awake body without contacts or joints.
 // Returns the number of bodies that fell asleep.
-int update_sleep(const std::vector<std::uint8_t>& still, const Islands& islands, const SleepSettings& settings,
-                 double dt, RigidState& state, SleepState& s);
+int update_sleep(const std::vector<std::uint8_t>& still, const std::vector<double>& radius, const Islands& islands,
+                 const SleepSettings& settings, double dt, RigidState& state, SleepState& s);
 
 }  // namespace coulomb
