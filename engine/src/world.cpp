@@ -346,7 +346,7 @@ DetectInput World::detect_input() {
   in.shapes = &scene_.shapes;
   in.body_shape = &model_.shape;
   in.shape_pose = &poses_;
-  in.is_static = &model_.fixed;
+  in.is_static = still() ? &still_ : &model_.fixed;  // pairs of two resting bodies are skipped
   in.envelope = scene_.envelope;
   in.margin = scene_.margin;
   // reach over one step: |v| dt + |w| r dt + |g| dt^2 (a bound on any surface point's travel)
@@ -449,8 +449,7 @@ void World::assemble_joints() {
 // with PGS (frictionless, so its box is the normal cone) and displace the bodies (eq. 51).
 // Velocities are untouched. The step's contacts and impulses stay those of the velocity solve.
 void World::stabilize() {
-  detect(gap_contacts_);
-  settle(gap_contacts_);
+  detect_settled(gap_contacts_);
   assemble_gap_problem(model_, state_, gap_contacts_, gap_problem_);
   ContactSolution displacement;
   SolverOptions opt;  // plain PGS: the scene's solver options belong to the velocity problem
@@ -628,9 +627,8 @@ StepResult World::run_stages() {
 
   // 2 detect
   t0 = Clock::now();
-  stats_.pairs = detect(contacts_);
+  stats_.pairs = detect_settled(contacts_);  // and wake the sleeping islands they reach
   if (StepResult capped = check_contact_caps(); !capped.ok()) return capped;
-  settle(contacts_);  // wake the sleeping islands these contacts reach, drop the resting ones
   detect_coefficients();
   stats_.detect_ms = ms_since(t0);
 

@@ -1,10 +1,11 @@
 // Sleeping islands in the World (scene `sleep`, solvers/sleep.h): the World decides who sleeps;
 // the stages only see `still_` (fixed or sleeping) where they used to see the fixed flags.
 //
-// Per step (velocity-level stage list, world.cpp): detect every pair as usual -> settle():
-// contacts and joints that reach a sleeping island from an awake body wake it, then the contacts
-// between two still bodies are dropped (nothing there to solve) -> predict, solve and integrate
-// with the still bodies held -> fall_asleep(): timers, and islands that fall asleep.
+// Per step (velocity-level stage list, world.cpp): detect the pairs with at least one awake
+// moving body (the still ones are static to the broadphase) -> settle(): contacts and joints that
+// reach a sleeping island from an awake body wake it, and detection runs again for the woken
+// bodies -> predict, solve and integrate with the still bodies held -> fall_asleep(): timers,
+// and islands that fall asleep.
 #include <coulomb/error.h>
 #include <coulomb/world.h>
 
@@ -17,19 +18,31 @@ namespace coulomb {
 
 const std::vector<std::uint8_t>* World::still() const { return scene_.sleep.enabled ? &still_ : nullptr; }
 
-void World::settle(std::vector<Contact>& contacts) {
-  if (!scene_.sleep.enabled) return;
+// Returns the number of bodies woken.
+int World::settle(std::vector<Contact>& contacts) {
+  if (!scene_.sleep.enabled) return 0;
+  int woken = 0;
   if (sleep_.sleeping_count() > 0) {
     std::vector<int> a(contacts.size()), b(contacts.size()), ja, jb;
     for (std::size_t k = 0; k < contacts.size(); ++k) a[k] = contacts[k].body_a, b[k] = contacts[k].body_b;
     for (const JointConstraint& j : joints_) ja.push_back(j.a), jb.push_back(j.b);
-    wake_touched(model_.fixed, a, b, ja, jb, sleep_);
+    woken = wake_touched(model_.fixed, a, b, ja, jb, sleep_);
   }
   still_bodies(model_.fixed, sleep_, still_);
-  // after the wake, a contact touches a sleeping body only if both sides rest: drop those
+  // detection skips pairs of two still bodies (detect_input); none are left after the wake
   std::erase_if(contacts, [&](const Contact& c) {
     return still_[std::size_t(c.body_a)] && still_[std::size_t(c.body_b)];
   });
+  return woken;
+}
+
+// Detection skips the pairs of two resting bodies, so a woken island's own contacts (and those
+// with sleeping islands it touches) were not detected: detect again until nothing more wakes.
+// Waking is rare; a step without it detects once.
+int World::detect_settled(std::vector<Contact>& out) {
+  int pairs = detect(out);
+  while (settle(out) > 0) pairs = detect(out);
+  return pairs;
 }
 
 // The warm-start impulses of the contacts inside sleeping islands stay in the cache, so that a

@@ -169,7 +169,8 @@ class World {
   void ccd_clamp();
   // sleeping islands (world_sleep.cpp)
   const std::vector<std::uint8_t>* still() const;  // fixed or sleeping bodies; nullptr = sleep off
-  void settle(std::vector<Contact>& contacts);     // wake touched islands, drop resting contacts
+  int settle(std::vector<Contact>& contacts);      // wake touched islands, drop resting contacts
+  int detect_settled(std::vector<Contact>& out);   // detect(), again while settle() wakes islands
   void keep_resting_impulses(std::vector<CachedContactImpulse>& old_cache);
   void fall_asleep();
   void check_sleep_state(const State& s) const;
