@@ -13,10 +13,11 @@ Eigen::Vector4d quaternion_rate(const Quat& Q, const Vec3& w) {
   return 0.5 * G * w;
 }
 
-void integrate_positions(const RigidModel& m, RigidState& s, double h) {
+void integrate_positions(const RigidModel& m, RigidState& s, double h, const std::vector<std::uint8_t>* still) {
+  const std::vector<std::uint8_t>& hold = still ? *still : m.fixed;
   for (int i = 0; i < m.size(); ++i) {
     const auto k = std::size_t(i);
-    if (m.fixed[k]) continue;
+    if (hold[k]) continue;
     s.x[k] += h * s.v[k];
     const Eigen::Vector4d dq = h * quaternion_rate(s.q[k], s.w[k]);  // eq. 67
     Quat& Q = s.q[k];
@@ -26,12 +27,13 @@ void integrate_positions(const RigidModel& m, RigidState& s, double h) {
 }
 
 void free_velocities(const RigidModel& m, const RigidState& s, const Vec3& gravity, double h,
-                     bool implicit_gyroscopic, std::vector<Vec6>& u_free) {
+                     bool implicit_gyroscopic, std::vector<Vec6>& u_free, const std::vector<std::uint8_t>* still) {
+  const std::vector<std::uint8_t>& hold = still ? *still : m.fixed;
   u_free.resize(std::size_t(m.size()));
   for (int i = 0; i < m.size(); ++i) {
     const auto k = std::size_t(i);
     Vec6& u = u_free[k];
-    if (m.fixed[k]) { u.setZero(); continue; }
+    if (hold[k]) { u.setZero(); continue; }
     u.head<3>() = s.v[k] + h * gravity;
     const Quat& Q = s.q[k];
     const Vec3 I = m.inertia[k];
@@ -51,10 +53,12 @@ void free_velocities(const RigidModel& m, const RigidState& s, const Vec3& gravi
   }
 }
 
-void apply_velocities(const RigidModel& m, const std::vector<Vec6>& u_free, const std::vector<Vec6>& dw, RigidState& s) {
+void apply_velocities(const RigidModel& m, const std::vector<Vec6>& u_free, const std::vector<Vec6>& dw, RigidState& s,
+                      const std::vector<std::uint8_t>* still) {
+  const std::vector<std::uint8_t>& hold = still ? *still : m.fixed;
   for (int i = 0; i < m.size(); ++i) {
     const auto k = std::size_t(i);
-    if (m.fixed[k]) continue;
+    if (hold[k]) continue;
     const Vec6 u = u_free[k] + dw[k];
     s.v[k] = u.head<3>();
     s.w[k] = u.tail<3>();
@@ -65,10 +69,12 @@ void apply_velocities(const RigidModel& m, const std::vector<Vec6>& u_free, cons
 
 namespace coulomb {
 
-void apply_displacements(const RigidModel& m, const std::vector<Vec6>& dq, RigidState& s) {
+void apply_displacements(const RigidModel& m, const std::vector<Vec6>& dq, RigidState& s,
+                         const std::vector<std::uint8_t>* still) {
+  const std::vector<std::uint8_t>& hold = still ? *still : m.fixed;
   for (int i = 0; i < m.size(); ++i) {
     const auto k = std::size_t(i);
-    if (m.fixed[k]) continue;
+    if (hold[k]) continue;
     s.x[k] += dq[k].head<3>();
     const Eigen::Vector4d d = quaternion_rate(s.q[k], dq[k].tail<3>());  // Gamma(Q) dtheta, eq. 65-67
     Quat& Q = s.q[k];

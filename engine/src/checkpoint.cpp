@@ -72,7 +72,8 @@ Json state_json(const State& s) {
           {"rigid", {{"x", vec3s(s.rigid.x)}, {"q", quats(s.rigid.q)}, {"v", vec3s(s.rigid.v)}, {"w", vec3s(s.rigid.w)}}},
           {"soft", soft},
           {"contact_cache", cache},
-          {"joint_cache", s.joint_cache}};
+          {"joint_cache", s.joint_cache},
+          {"sleep", {{"timer", s.sleep.timer}, {"island", s.sleep.island}}}};
 }
 
 State state_from_json(const Json& j) {
@@ -111,6 +112,18 @@ State state_from_json(const Json& j) {
   const Json& joints = detail::as_array(top.require("joint_cache"), "/joint_cache");
   for (std::size_t i = 0; i < joints.size(); ++i)
     s.joint_cache.push_back(detail::as_number(joints[i], child_pointer("/joint_cache", i)));
+  // sleeping islands (absent from checkpoints written before sleeping existed: everybody awake);
+  // World::set_state checks the sizes and the island ids
+  if (const Json* sleep = top.find("sleep")) {
+    detail::ObjectReader r(*sleep, "/sleep");
+    const Json& timer = detail::as_array(r.require("timer"), "/sleep/timer");
+    for (std::size_t i = 0; i < timer.size(); ++i)
+      s.sleep.timer.push_back(detail::as_number(timer[i], child_pointer("/sleep/timer", i)));
+    const Json& island = detail::as_array(r.require("island"), "/sleep/island");
+    for (std::size_t i = 0; i < island.size(); ++i)
+      s.sleep.island.push_back(detail::as_int(island[i], child_pointer("/sleep/island", i), -1));
+    r.finish();
+  }
   top.finish();
   return s;
 }

@@ -20,6 +20,7 @@ nlohmann::json stats_json(const StepStats& s) {
           {"islands", s.islands},
           {"largest_island", s.largest_island},
           {"largest_island_bodies", s.largest_island_bodies},
+          {"sleeping", s.sleeping},
           {"iterations", s.solver.iterations},
           {"linear_iterations", s.solver.linear_iterations},
           {"residual", s.solver.residual},

@@ -511,6 +511,23 @@ void parse_collision(ObjectReader& top, SceneDef& scene) {
   r.finish();
 }
 
+// `"sleep": true` (Box2D's and Jolt's defaults) or {"time", "linear", "angular"} (solvers/sleep.h)
+void parse_sleep(ObjectReader& top, SceneDef& scene) {
+  const Json* j = top.find("sleep");
+  if (!j) return;
+  if (j->is_boolean()) {
+    scene.sleep.enabled = j->get<bool>();
+    return;
+  }
+  if (!j->is_object()) throw InputError("/sleep", "expected true, false or an object {\"time\", \"linear\", \"angular\"}");
+  ObjectReader r(*j, "/sleep");
+  scene.sleep.enabled = true;
+  scene.sleep.time = r.number("time", scene.sleep.time, Range::positive());
+  scene.sleep.linear = r.number("linear", scene.sleep.linear, Range::positive());
+  scene.sleep.angular = r.number("angular", scene.sleep.angular, Range::positive());
+  r.finish();
+}
+
 void parse_output(ObjectReader& top, SceneDef& scene) {
   const Json* j = top.find("output");
   if (!j) return;
@@ -549,6 +566,7 @@ SceneDef parse_scene(const nlohmann::json& doc, const std::filesystem::path& bas
   parse_solver(top, scene);
   parse_stabilization(top, scene);
   parse_collision(top, scene);
+  parse_sleep(top, scene);
   parse_output(top, scene);
 
   // what to simulate: each section refers only to the ones before it

@@ -167,6 +167,11 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
   settings_.threads = threads_->arena.max_concurrency();
   scene_.solver_options.threads = settings_.threads;
 
+  // sleeping islands live in the velocity-level stage list (world_sleep.cpp)
+  if (scene_.sleep.enabled && solver_->kind != ProblemKind::Velocity)
+    throw InputError("/sleep", "sleeping islands need a velocity-level solver (prox-gs, prox-jacobi, pgs); '" +
+                                   scene_.solver + "' keeps every body awake: remove \"sleep\" or pick one of those");
+
   const std::size_t nb = scene_.bodies.size();
   state_.resize(int(nb));
   for (std::size_t i = 0; i < nb; ++i) {
@@ -279,6 +284,8 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     if (d.b >= 0 && !d.collide) jointed_pairs_.emplace_back(std::min(d.a, d.b), std::max(d.a, d.b));
   }
   std::sort(jointed_pairs_.begin(), jointed_pairs_.end());
+  if (scene_.sleep.enabled) sleep_.resize(int(nb));
+  still_ = model_.fixed;
   for (const AttachDef& a : scene_.attachments)
     for (int v : a.vertices) {
       VertexAttachment va{a.soft, v, a.body, soft_[std::size_t(a.soft)].x[std::size_t(v)]};
@@ -339,7 +346,7 @@ DetectInput World::detect_input() {
   in.shapes = &scene_.shapes;
   in.body_shape = &model_.shape;
   in.shape_pose = &poses_;
-  in.is_static = &model_.fixed;
+  in.is_static = still() ? &still_ : &model_.fixed;  // pairs of two resting bodies are skipped
   in.envelope = scene_.envelope;
   in.margin = scene_.margin;
   // reach over one step: |v| dt + |w| r dt + |g| dt^2 (a bound on any surface point's travel)
@@ -410,6 +417,8 @@ void World::warm_start() {
 }
 
 void World::remember_impulses() {
+  std::vector<CachedContactImpulse> old_cache;
+  if (scene_.sleep.enabled) old_cache = cache_;
   cache_.resize(contacts_.size());
   for (std::size_t k = 0; k < contacts_.size(); ++k) {
     const Contact& c = contacts_[k];
@@ -419,6 +428,7 @@ void World::remember_impulses() {
     cache_[k] = {c.body_a, c.body_b, state_.body_pose(c.body_a).apply_inverse(c.point),
                  l[0] * c.normal + l[1] * t + l[2] * s, l[3] * c.normal};
   }
+  keep_resting_impulses(old_cache);
 }
 
 // The rigid bodies' poses as a configuration of the constraint interface (joints only: no
@@ -472,7 +482,7 @@ void World::stabilize() {
   in.shapes = &scene_.shapes;
   in.body_shape = &model_.shape;
   in.shape_pose = &end_poses_;
-  in.is_static = &model_.fixed;
+  in.is_static = still() ? &still_ : &model_.fixed;  // pairs of two resting bodies are skipped
   in.envelope = scene_.envelope;
   std::vector<Contact> added;
   detect_uncovered_pairs(in, step_pairs_, contacts_, added);
@@ -491,7 +501,7 @@ void World::stabilize() {
   displacement.lambda.assign(gap_contacts_.size(), Vec4::Zero());
   solve(&solve_pgs, gap_problem_, opt, gap_islands_, gap_island_scratch_, displacement);
   gap_problem_.body_impulse_response(displacement.lambda, dw_);
-  apply_displacements(model_, dw_, state_);
+  apply_displacements(model_, dw_, state_, still());
 }
 
 // Moreau's explicit half step (seed 000 eq. 41) moves the bodies with u^t before any contact is
@@ -530,7 +540,7 @@ void World::admit_initial_velocities() {
   solve(solver_->solve, problem, opt, islands, island_scratch_, solution);
   std::vector<Vec6> dw;
   problem.body_impulse_response(solution.lambda, dw);
-  apply_velocities(model_, u0, dw, state_);
+  apply_velocities(model_, u0, dw, state_, still());
 }
 
 // Contact caps (issue 11: 1000 boxes at one point made 2M contacts and 3.2 GB, about 1.6 KB per
@@ -599,7 +609,7 @@ StepResult World::check_state() const {
 // Stage 4 over islands (solvers/island_solve.h) or, with islands off, over the whole problem.
 SolverStats World::solve(SolveFn fn, const ContactProblem& problem, const SolverOptions& opt, Islands& islands,
                          IslandScratch& scratch, ContactSolution& solution) {
-  build_islands(model_.size(), model_.fixed, problem.body_a, problem.body_b, islands, &problem.joints.body_a,
+  build_islands(model_.size(), still() ? still_ : model_.fixed, problem.body_a, problem.body_b, islands, &problem.joints.body_a,
                 &problem.joints.body_b);
   return settings_.islands ? solve_islands(fn, problem, islands, opt, solution, &scratch) : fn(problem, opt, solution);
 }
@@ -652,20 +662,21 @@ StepResult World::run_stages() {
   auto t0 = Clock::now();
   if (moreau && step_ == 0) admit_initial_velocities();
   ccd_begin();
-  if (moreau) integrate_positions(model_, state_, 0.5 * dt);
+  if (moreau) integrate_positions(model_, state_, 0.5 * dt, still());
   ccd_clamp();
   stats_.integrate_ms += ms_since(t0);
 
   // 2 detect
   t0 = Clock::now();
-  stats_.pairs = detect(contacts_, &step_pairs_);
+  stats_.pairs = detect_settled(contacts_, &step_pairs_);  // and wake the sleeping islands they reach
   if (StepResult capped = check_contact_caps(); !capped.ok()) return capped;
   detect_coefficients();
   stats_.detect_ms = ms_since(t0);
 
   // 3 assemble at the detection configuration (eq. 42a: M, J, h at q^{t+1/2} for Moreau)
   t0 = Clock::now();
-  free_velocities(model_, state_, scene_.gravity, dt, scene_.integrator == IntegratorType::ImplicitEuler, u_free_);
+  free_velocities(model_, state_, scene_.gravity, dt, scene_.integrator == IntegratorType::ImplicitEuler, u_free_,
+                 still());
   AssemblySettings as;
   as.dt = dt;
   // A speculative contact may close its gap over one dt: for Moreau that is the rest of this
@@ -690,14 +701,15 @@ StepResult World::run_stages() {
   // 5 integrate: u^{t+1} = u_free + M^-1 J^T lambda (eq. 42b), then the position update
   t0 = Clock::now();
   problem_.body_impulse_response(solution_.lambda, solution_.joint_lambda, dw_);
-  apply_velocities(model_, u_free_, dw_, state_);
+  apply_velocities(model_, u_free_, dw_, state_, still());
   ccd_begin();
-  integrate_positions(model_, state_, moreau ? 0.5 * dt : dt);  // eq. 42c or eq. 67
+  integrate_positions(model_, state_, moreau ? 0.5 * dt : dt, still());  // eq. 42c or eq. 67
   ccd_clamp();
   stats_.integrate_ms += ms_since(t0);
 
   // 6 stabilise: project the new positions out of penetration (seed 000 section 4.4)
   if (scene_.stabilization == StabilizationType::Post) stabilize();
+  fall_asleep();  // islands at rest for the scene's sleep time (world_sleep.cpp)
 
   // 7 record
   record_stats();
@@ -714,6 +726,7 @@ void World::record_stats() {
   stats_.contacts = int(contacts_.size() + soft_contacts_.size());
   stats_.soft_contacts = int(soft_contacts_.size());
   stats_.islands = islands_.count();
+  stats_.sleeping = sleep_.sleeping_count();
   for (int i = 0; i < islands_.count(); ++i)
     if (islands_.contact_count(i) > stats_.largest_island) {
       stats_.largest_island = islands_.contact_count(i);

@@ -2,7 +2,7 @@
 //
 // The World keeps its state where the stages read it: state_ (rigid x, q, v, w), the soft
 // bodies' x and v (inside SoftBody, beside their rest meshes), cache_ and joint_cache_ (warm
-// starts), step_ and time_. state() gathers copies of exactly these and set_state() writes them back;
+// starts), sleep_ (world_sleep.cpp), step_ and time_. state() gathers copies of exactly these and set_state() writes them back;
 // everything else a step touches is either model (never written during a run) or scratch that
 // the step rebuilds before reading it (contacts, problems, islands, solver buffers). A member
 // that carries information from one step to the next must be added to State and here.
@@ -45,6 +45,7 @@ State World::state() const {
   for (std::size_t i = 0; i < soft_.size(); ++i) s.soft[i] = {soft_[i].x, soft_[i].v};
   s.contact_cache = cache_;
   s.joint_cache = joint_cache_;
+  s.sleep = sleep_;
   s.step = step_;
   s.time = time_;
   return s;
@@ -80,7 +81,9 @@ void World::set_state(const State& s) {
                                   " entries, this world has no joints (a State from another world?)");
   if (s.step < 0 || !std::isfinite(s.time))
     throw InputError("State", "step must be >= 0 and time finite (got step " + std::to_string(s.step) + ")");
+  check_sleep_state(s);
 
+  restore_sleep(s);  // before state_ changes: it compares the sleeping bodies' poses with it
   state_ = s.rigid;
   for (std::size_t i = 0; i < soft_.size(); ++i) {
     soft_[i].x = s.soft[i].x;

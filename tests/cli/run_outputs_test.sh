@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Outputs that must not lie or get lost (issue 11), end to end through `coulomb run`:
 # write errors (a file-size limit), the folder lock, run.json, SIGINT, --checkpoint-every and
-# --resume after SIGINT and after kill -9, with outputs byte-identical to an uninterrupted run's
+# --resume after SIGINT and after kill -9 (also with sleeping islands), with outputs byte-identical to an uninterrupted run's
 # (stats.jsonl compared without its wall-clock *_ms fields, which no two runs share).
 # usage: run_outputs_test.sh COULOMB_EXE SOURCE_DIR
 set -u
@@ -64,6 +64,17 @@ set -- $(status_of "$tmp/k9")
 same_outputs "resume after kill -9" "$tmp/k9" "$tmp/ref"
 "$exe" run --resume "$tmp/k9" --quiet 2>"$tmp/err.txt"; rc=$?
 [ $rc -eq 2 ] && grep -q "not interrupted" "$tmp/err.txt" && ok || bad "resume of a complete run: exit $rc $(cat "$tmp/err.txt")"
+
+# sleeping islands (scene `sleep`): the tower falls asleep at step 20 with a 0.2 s sleep time; a
+# run interrupted around then resumes with the same rest timers and sleeping islands
+sleep_set='/sleep={"time": 0.2}'
+"$exe" run "$scene" --set "$sleep_set" --out "$tmp/sref" --steps $steps --quiet && ok || bad "sleep reference run"
+tail -1 "$tmp/sref/stats.jsonl" | grep -q '"sleeping":48' && ok || bad "sleep: the tower did not fall asleep"
+"$exe" run "$scene" --set "$sleep_set" --out "$tmp/sint" --steps $steps --checkpoint-every 5 --quiet & pid=$!
+wait_steps "$tmp/sint" 10 || bad "sleep: the run did not start"
+kill -INT $pid; wait $pid
+"$exe" run --resume "$tmp/sint" --quiet && ok || bad "sleep: resume after sigint"
+same_outputs "sleep: resume after sigint" "$tmp/sint" "$tmp/sref"
 
 # a write error (file-size limit): exit 1 naming the OS error, the earlier results untouched
 cp -r "$tmp/ref" "$tmp/full"

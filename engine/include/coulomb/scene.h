@@ -5,6 +5,7 @@
 #include <coulomb/constraints.h>
 #include <coulomb/math.h>
 #include <coulomb/shapes.h>
+#include <coulomb/sleep.h>
 #include <coulomb/solver.h>
 #include <coulomb/tet_mesh.h>
 
@@ -107,6 +108,7 @@ struct SceneDef {
   bool self_contacts = false;       // soft bodies: VertexTriangle contacts within one body (collision.self_contacts)
   bool edge_edge = false;           // soft bodies: EdgeEdge contacts (collision.edge_edge)
   double thickness = 0.0;           // soft surfaces' collision thickness (collision.thickness) (unit: m)
+  SleepSettings sleep;              // sleeping islands (`sleep`; off by default)
   std::vector<MaterialDef> materials;              // index 0 is "default" unless redefined
   std::vector<ContactMaterialDef> contact_materials;
   ShapeLibrary shapes;

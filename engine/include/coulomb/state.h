@@ -12,6 +12,7 @@
 // in World::state()/set_state() (engine/src/world_state.cpp) that copies and checks it.
 #pragma once
 #include <coulomb/rigid_bodies.h>
+#include <coulomb/sleep.h>
 
 #include <vector>
 
@@ -42,6 +43,9 @@ struct State {
   // the joints' row impulses of the last step (velocity-level solvers), in the order of the
   // joint rows; used only if it has as many entries as this step has rows (else a cold start)
   std::vector<double> joint_cache;                  // (unit: N s, N m s)
+  // sleeping islands (scene `sleep`, solvers/sleep.h): each body's rest timer and the island it
+  // sleeps with; empty: everybody awake (sleep off)
+  SleepState sleep;
   int step = 0;                                     // completed steps
   double time = 0.0;                                // simulated time (unit: s)
 };

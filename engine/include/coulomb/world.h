@@ -41,6 +41,7 @@ struct StepStats {
   int islands = 0;               // contact islands (solvers/islands.h)
   int largest_island = 0;        // contacts of the largest island
   int largest_island_bodies = 0; // moving bodies of the island with the most contacts
+  int sleeping = 0;              // rigid bodies asleep at the end of the step (scene `sleep`)
   SolverStats solver;            // iterations, residual, merit, converged, time
   double kinetic_energy = 0.0;   // (unit: J)
   double potential_energy = 0.0; // (unit: J)
@@ -146,6 +147,14 @@ class World {
   const std::vector<JointConstraint>& joints() const { return joints_; }
   const std::vector<double>& joint_impulses() const { return solution_.joint_lambda; }
 
+  // Sleeping islands (scene `sleep`, solvers/sleep.h; velocity-level solvers only). A sleeping
+  // body is neither integrated nor solved and its contacts with other resting bodies are left out
+  // of contacts(). wake(id) wakes the body's whole island and returns how many bodies woke (0 if
+  // it was awake); set_state() with a sleeping body moved or given a velocity wakes it too.
+  bool sleeping(int id) const;
+  int sleeping_count() const;
+  int wake(int id);
+
  private:
   // returns the broadphase pair count; `pairs`, when given, receives the candidate pairs
   int detect(std::vector<Contact>& out, std::vector<std::pair<int, int>>* pairs = nullptr);
@@ -160,6 +169,15 @@ class World {
   // then move each fast body back to just before its first impact during that update
   void ccd_begin();
   void ccd_clamp();
+  // sleeping islands (world_sleep.cpp)
+  const std::vector<std::uint8_t>* still() const;  // fixed or sleeping bodies; nullptr = sleep off
+  int settle(std::vector<Contact>& contacts);      // wake touched islands, drop resting contacts
+  // detect(), again while settle() wakes islands
+  int detect_settled(std::vector<Contact>& out, std::vector<std::pair<int, int>>* pairs = nullptr);
+  void keep_resting_impulses(std::vector<CachedContactImpulse>& old_cache);
+  void fall_asleep();
+  void check_sleep_state(const State& s) const;
+  void restore_sleep(const State& s);
   StepResult check_state() const;
   StepResult check_contact_caps() const;  // per pair and per step (world.cpp)
   static constexpr std::size_t kMaxContacts = 500'000, kMaxPairContacts = 1024;
@@ -205,6 +223,8 @@ class World {
   // and the joint rows' impulses
   std::vector<CachedContactImpulse> cache_;
   std::vector<double> joint_cache_;  // last step's joint row impulses (warm start)
+  SleepState sleep_;                 // (State) rest timers and sleeping islands
+  std::vector<std::uint8_t> still_;  // (nb) fixed or sleeping, this step (scratch)
 
   std::vector<JointConstraint> joints_;  // the model's rigid joints
   void update_drives();                  // drive targets for the coming step (scene schedules)
@@ -218,7 +238,7 @@ class World {
   std::vector<double> contact_mu_, soft_contact_mu_;
   PositionProblem pproblem_;
 
-  // The State is state_, the soft bodies' x and v, cache_, joint_cache_, step_ and time_
+  // The State is state_, the soft bodies' x and v, cache_, joint_cache_, sleep_, step_ and time_
   // (world_state.cpp).
   int step_ = 0;
   double time_ = 0.0;
