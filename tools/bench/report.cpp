@@ -1,6 +1,8 @@
 // Table and JSON-lines output of coulomb-vs-bullet (report.h).
 #include "report.h"
 
+#include "sweep_cost.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -27,11 +29,34 @@ Summary summarize(const RunResult& r) {
 }
 
 std::string config(const RunResult& r) {
+  if (!r.label.empty()) return r.label;
   if (r.engine != "bullet") return r.solver;
   return "bullet-" + std::to_string(r.iterations) + (r.friction_directions == 1 ? "-1dir" : "");
 }
 
 nlohmann::json number_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+
+// Sweep cost (README.md "Sweep cost"): time per contact visit, and the bandwidth that means.
+struct SweepCost {
+  double sweep_ns = NAN;   // sweeps' time / contact visits
+  double solve_ns = NAN;   // whole solve call / contact visits
+  double bytes = 0.0;      // per contact visit
+  double gbs = NAN;        // bytes / sweep_ns
+  double fraction = NAN;   // of the measured copy bandwidth
+};
+
+SweepCost sweep_cost(const RunResult& r, double copy_gbs) {
+  SweepCost c;
+  if (!(r.contact_sweeps > 0.0)) return c;
+  c.sweep_ns = r.sweep_ms * 1e6 / r.contact_sweeps;
+  c.solve_ns = r.solve_ms * 1e6 / r.contact_sweeps;
+  c.bytes = bytes_per_contact_sweep(r.engine == "bullet" ? "bullet" : r.solver);
+  if (c.bytes > 0.0) {
+    c.gbs = c.bytes / c.sweep_ns;
+    c.fraction = c.gbs / copy_gbs;
+  }
+  return c;
+}
 
 }  // namespace
 
@@ -76,12 +101,21 @@ void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
       std::printf("%-22s %10.2fx %12.2ex\n", pair.c_str(), sums[i].ms / sums[j].ms, sums[i].merit / sums[j].merit);
     }
   }
+
+  std::printf("\nSweep cost (per contact visit of a sweep; copy bandwidth %.1f GB/s, measured in this run)\n",
+              h.copy_bandwidth_gbs);
+  std::printf("%-14s %12s %12s %10s %9s %10s\n", "config", "sweep [ns]", "solve [ns]", "bytes", "GB/s", "of copy bw");
+  for (const RunResult& r : runs) {
+    const SweepCost c = sweep_cost(r, h.copy_bandwidth_gbs);
+    std::printf("%-14s %12.1f %12.1f %10.0f %9.2f %9.1f%%\n", config(r).c_str(), c.sweep_ns, c.solve_ns, c.bytes, c.gbs,
+                100.0 * c.fraction);
+  }
 }
 
 void print_markdown(const ReportHeader& h, const std::vector<RunResult>& runs) {
   std::printf("| scene | engine | config | iters | threads | steps | ms/step | contacts med/max | max pen [m] | "
-              "merit (med) | drift [m] | Coulomb/Bullet: ms, merit |\n");
-  std::printf("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+              "merit (med) | drift [m] | sweep ns/contact | Coulomb/Bullet: ms, merit |\n");
+  std::printf("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
   for (const RunResult& r : runs) {
     const Summary s = summarize(r);
     std::string ratios;
@@ -97,9 +131,10 @@ void print_markdown(const ReportHeader& h, const std::vector<RunResult>& runs) {
     }
     char merit[32] = "n/a";
     if (!r.merit.empty()) std::snprintf(merit, sizeof merit, "%.1e", s.merit);
-    std::printf("| %s | %s | %s | %d | %d | %d%s | %.3f | %g/%d | %.1e | %s | %.1e | %s |\n", h.scene.c_str(),
+    std::printf("| %s | %s | %s | %d | %d | %d%s | %.3f | %g/%d | %.1e | %s | %.1e | %.1f | %s |\n", h.scene.c_str(),
                 r.engine.c_str(), config(r).c_str(), r.iterations, r.threads, r.steps, r.failure.empty() ? "" : " (stopped)",
-                s.ms, s.contacts, s.contacts_max, r.max_penetration, merit, r.max_drift, ratios.c_str());
+                s.ms, s.contacts, s.contacts_max, r.max_penetration, merit, r.max_drift,
+                sweep_cost(r, h.copy_bandwidth_gbs).sweep_ns, ratios.c_str());
   }
 }
 
@@ -108,6 +143,7 @@ void print_json_lines(const ReportHeader& h, const std::vector<RunResult>& runs)
     const Summary s = summarize(r);
     nlohmann::json j = {{"scene", h.scene},
                         {"engine", r.engine},
+                        {"config", config(r)},
                         {"solver", r.solver},
                         {"iterations", r.iterations},
                         {"threads", r.threads},
@@ -118,6 +154,12 @@ void print_json_lines(const ReportHeader& h, const std::vector<RunResult>& runs)
                         {"max_penetration", r.max_penetration},
                         {"merit", number_or_null(s.merit)},
                         {"max_drift", r.max_drift}};
+    const SweepCost c = sweep_cost(r, h.copy_bandwidth_gbs);
+    j["sweep_ns_per_contact"] = number_or_null(c.sweep_ns);
+    j["solve_ns_per_contact_sweep"] = number_or_null(c.solve_ns);
+    j["bytes_per_contact_sweep"] = c.bytes;
+    j["copy_bandwidth_gbs"] = h.copy_bandwidth_gbs;
+    j["sweep_bandwidth_fraction"] = number_or_null(c.fraction);
     if (r.engine == "coulomb") {
       j["solver_iterations"] = number_or_null(s.solver_iterations);
       nlohmann::json ratios = nlohmann::json::array();

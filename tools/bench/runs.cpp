@@ -91,6 +91,9 @@ RunResult run_coulomb(const coulomb::SceneDef& scene, int threads) {
     r.ms.push_back(ms_between(t0, t1));
     r.contacts.push_back(st.contacts);
     r.solver_iterations.push_back(st.solver.iterations);
+    r.sweep_ms += st.solver.sweep_ms;
+    r.solve_ms += st.solver.time_ms;
+    r.contact_sweeps += st.solver.contact_sweeps;
     r.max_penetration = std::max(r.max_penetration, st.max_penetration);
     if (st.contacts > 0) {
       solution.lambda = world.contact_impulses();
@@ -145,6 +148,9 @@ RunResult run_bullet(const coulomb::SceneDef& scene, const BulletSettings& setti
   }
   bw.read_state(after);
   r.max_drift = drift(model, start, after);
+  r.sweep_ms = bw.solver().sweep_ns * 1e-6;
+  r.solve_ms = bw.solver().solve_ns * 1e-6;
+  r.contact_sweeps = bw.solver().contact_sweeps;
   note_merit(r);
   return r;
 }

@@ -13,6 +13,7 @@ namespace bench {
 struct RunResult {
   std::string engine;      // "coulomb" | "bullet"
   std::string solver;      // Coulomb solver name, or Bullet's "sequential-impulse"
+  std::string label;       // the configuration's name in reports when not the solver's (prox-gs:20)
   int iterations = 0;      // the solver's iteration limit
   int threads = 1;
   int friction_directions = 2;  // Bullet: friction rows per contact (1 = Bullet's default)
@@ -29,6 +30,9 @@ struct RunResult {
   // Bullet only: largest |(u^{t+1} - u_free) - M^-1 J^T lambda| of a moving body over the run,
   // i.e. how well the rebuilt contact problem explains Bullet's velocity change (unit: m/s, rad/s)
   double reconstruction_error = 0.0;
+  // Sweep cost (sweep_cost.h), totals over the run: the solver's time in its sweeps and in the
+  // whole solve call, and the contact visits of its sweeps (contacts x sweeps)
+  double sweep_ms = 0.0, solve_ms = 0.0, contact_sweeps = 0.0;
 };
 
 double median(std::vector<double> v);  // NaN for an empty vector
