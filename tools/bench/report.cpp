@@ -102,6 +102,18 @@ void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
     }
   }
 
+  std::printf("\nCoulomb step stages (median ms over the steps; rest = the step minus the four)\n");
+  std::printf("%-14s %9s %9s %9s %9s %9s %9s\n", "config", "step", "detect", "assemble", "solve", "integrate", "rest");
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const RunResult& r = runs[i];
+    if (r.engine != "coulomb") continue;
+    std::vector<double> rest;
+    for (std::size_t k = 0; k < r.ms.size(); ++k)
+      rest.push_back(r.ms[k] - r.detect_ms[k] - r.assemble_ms[k] - r.solver_ms[k] - r.integrate_ms[k]);
+    std::printf("%-14s %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n", config(r).c_str(), sums[i].ms, median(r.detect_ms),
+                median(r.assemble_ms), median(r.solver_ms), median(r.integrate_ms), median(rest));
+  }
+
   std::printf("\nSweep cost (per contact visit of a sweep; copy bandwidth %.1f GB/s, measured in this run)\n",
               h.copy_bandwidth_gbs);
   std::printf("%-14s %12s %12s %10s %9s %10s\n", "config", "sweep [ns]", "solve [ns]", "bytes", "GB/s", "of copy bw");

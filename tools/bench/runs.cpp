@@ -91,6 +91,10 @@ RunResult run_coulomb(const coulomb::SceneDef& scene, int threads) {
     r.ms.push_back(ms_between(t0, t1));
     r.contacts.push_back(st.contacts);
     r.solver_iterations.push_back(st.solver.iterations);
+    r.detect_ms.push_back(st.detect_ms);
+    r.assemble_ms.push_back(st.assemble_ms);
+    r.solver_ms.push_back(st.solver.time_ms);
+    r.integrate_ms.push_back(st.integrate_ms);
     r.sweep_ms += st.solver.sweep_ms;
     r.solve_ms += st.solver.time_ms;
     r.contact_sweeps += st.solver.contact_sweeps;

@@ -33,6 +33,9 @@ struct RunResult {
   // Sweep cost (sweep_cost.h), totals over the run: the solver's time in its sweeps and in the
   // whole solve call, and the contact visits of its sweeps (contacts x sweeps)
   double sweep_ms = 0.0, solve_ms = 0.0, contact_sweeps = 0.0;
+  // Coulomb only, per step (unit: ms): the World's stage times (StepStats); the rest of the step
+  // (prediction, islands, warm start, post-stabilisation) is ms minus their sum
+  std::vector<double> detect_ms, assemble_ms, solver_ms, integrate_ms;
 };
 
 double median(std::vector<double> v);  // NaN for an empty vector
