@@ -51,6 +51,8 @@
 // row-restricted velocity() / applied() calls in contact_operator.h.
 #include "pgs_orderings.h"
 
+#include "cpu_clock.h"
+
 #include <coulomb/contact_coloring.h>
 #include <coulomb/merit.h>
 #include <coulomb/solver.h>
@@ -247,7 +249,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   };
 
   stats.converged = nc == 0 && nj == 0;
-  const auto loop_start = std::chrono::steady_clock::now();
+  const double loop_start = detail::process_cpu_ms();
   if (nc > 0 && opt.pgs.ordering == PgsOrdering::Esp) {
     for (int it = 0; it < opt.max_iterations; ++it) {
       const SweepResult n = sweep<0, 0, false>(op, lambda, order, step);  // eq. 20
@@ -296,7 +298,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
     }
   }
 
-  stats.sweep_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - loop_start).count();
+  stats.sweep_ms = detail::process_cpu_ms() - loop_start;
   stats.contact_sweeps = double(nc) * stats.iterations;
 
   // GSP may end on a normal sweep: its friction impulses then get the final box. For the other

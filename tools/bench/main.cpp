@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   int steps = 0, threads = 1;
   std::vector<std::string> solvers{"prox-gs", "pgs"}, set;
   std::vector<int> bullet_iterations{10, 100};
-  bool json = false, markdown = false, one_friction_direction = false;
+  bool json = false, markdown = false, one_friction_direction = false, coulomb_only = false;
   app.add_option("scene", scene_file, "scene file (JSON, coulomb-scene/1)")->required();
   app.add_option("--steps", steps, "steps per run (default: the scene's)")->check(CLI::Range(1, 100000000));
   app.add_option("--threads", threads, "Coulomb's worker threads (Bullet is single-threaded)")->check(CLI::Range(1, 1024));
@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   app.add_flag("--bullet-one-friction-direction", one_friction_direction,
                "Bullet's default: one friction direction per contact (no friction along the second tangent; the merit still judges both)");
+  app.add_flag("--coulomb-only", coulomb_only, "run no Bullet configuration (Coulomb's columns only)");
   app.add_flag("--json", json, "one JSON object per line per engine configuration");
   app.add_flag("--markdown", markdown, "a markdown table instead of the text table")->excludes("--json");
   try {
@@ -62,7 +63,7 @@ int main(int argc, char** argv) {
       runs.push_back(bench::run_coulomb(coulomb::load_scene(scene_file, so), threads));
       if (colon != std::string::npos) runs.back().label = spec;
     }
-    for (int n : bullet_iterations) {
+    for (int n : coulomb_only ? std::vector<int>{} : bullet_iterations) {
       bench::BulletSettings bs;
       bs.iterations = n;
       bs.two_friction_directions = !one_friction_direction;

@@ -14,13 +14,14 @@ namespace bench {
 namespace {
 
 struct Summary {
-  double ms = 0.0, contacts = 0.0, merit = 0.0, solver_iterations = 0.0;
+  double ms = 0.0, cpu_ms = 0.0, contacts = 0.0, merit = 0.0, solver_iterations = 0.0;
   int contacts_max = 0;
 };
 
 Summary summarize(const RunResult& r) {
   Summary s;
   s.ms = median(r.ms);
+  s.cpu_ms = median(r.cpu_ms);
   s.contacts = median(std::vector<double>(r.contacts.begin(), r.contacts.end()));
   s.contacts_max = r.contacts.empty() ? 0 : *std::max_element(r.contacts.begin(), r.contacts.end());
   s.merit = median(r.merit);
@@ -65,9 +66,10 @@ void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
               h.bodies, h.dt, h.steps, h.threads);
   std::printf("(Bullet runs single-threaded: btDiscreteDynamicsWorld is its sequential world, and Debian's\n"
               " Bullet is built without BT_THREADSAFE, so it has no parallel task scheduler)\n\n");
-  std::printf("%-8s %-14s %9s %9s %13s %12s %12s %11s\n", "engine", "config", "iters", "ms/step", "contacts",
-              "max pen [m]", "merit (med)", "drift [m]");
-  std::printf("%-8s %-14s %9s %9s %13s %12s %12s %11s\n", "", "", "med/limit", "(median)", "median/max", "", "", "");
+  std::printf("%-8s %-14s %9s %9s %9s %13s %12s %12s %11s\n", "engine", "config", "iters", "ms/step", "cpu ms",
+              "contacts", "max pen [m]", "merit (med)", "drift [m]");
+  std::printf("%-8s %-14s %9s %9s %9s %13s %12s %12s %11s\n", "", "", "med/limit", "(median)", "(median)", "median/max",
+              "", "", "");
   std::vector<Summary> sums;
   for (const RunResult& r : runs) {
     const Summary s = summarize(r);
@@ -80,8 +82,8 @@ void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
     char iters[32];  // Bullet stops before its limit only at a zero residual (m_leastSquaresResidualThreshold 0)
     if (r.engine == "coulomb") std::snprintf(iters, sizeof iters, "%g/%d", s.solver_iterations, r.iterations);
     else std::snprintf(iters, sizeof iters, "%d", r.iterations);
-    std::printf("%-8s %-14s %9s %9.3f %13s %12.2e %12s %11.2e\n", r.engine.c_str(), config(r).c_str(), iters, s.ms,
-                contacts, r.max_penetration, merit, r.max_drift);
+    std::printf("%-8s %-14s %9s %9.3f %9.3f %13s %12.2e %12s %11.2e\n", r.engine.c_str(), config(r).c_str(), iters, s.ms,
+                s.cpu_ms, contacts, r.max_penetration, merit, r.max_drift);
   }
   for (const RunResult& r : runs) {
     if (!r.failure.empty()) std::printf("  %s %s stopped after %d steps: %s\n", r.engine.c_str(), config(r).c_str(),
@@ -92,13 +94,14 @@ void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
                   config(r).c_str(), r.reconstruction_error);
   }
 
-  std::printf("\nCoulomb / Bullet        ms per step       merit\n");
+  std::printf("\nCoulomb / Bullet        ms per step   cpu ms per step       merit\n");
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (runs[i].engine != "coulomb") continue;
     for (std::size_t j = 0; j < runs.size(); ++j) {
       if (runs[j].engine != "bullet") continue;
       const std::string pair = config(runs[i]) + " / " + config(runs[j]);
-      std::printf("%-22s %10.2fx %12.2ex\n", pair.c_str(), sums[i].ms / sums[j].ms, sums[i].merit / sums[j].merit);
+      std::printf("%-22s %10.2fx %16.2fx %12.2ex\n", pair.c_str(), sums[i].ms / sums[j].ms, sums[i].cpu_ms / sums[j].cpu_ms,
+                  sums[i].merit / sums[j].merit);
     }
   }
 
@@ -125,9 +128,9 @@ void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
 }
 
 void print_markdown(const ReportHeader& h, const std::vector<RunResult>& runs) {
-  std::printf("| scene | engine | config | iters | threads | steps | ms/step | contacts med/max | max pen [m] | "
+  std::printf("| scene | engine | config | iters | threads | steps | ms/step | cpu ms/step | contacts med/max | max pen [m] | "
               "merit (med) | drift [m] | sweep ns/contact | Coulomb/Bullet: ms, merit |\n");
-  std::printf("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+  std::printf("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
   for (const RunResult& r : runs) {
     const Summary s = summarize(r);
     std::string ratios;
@@ -143,9 +146,9 @@ void print_markdown(const ReportHeader& h, const std::vector<RunResult>& runs) {
     }
     char merit[32] = "n/a";
     if (!r.merit.empty()) std::snprintf(merit, sizeof merit, "%.1e", s.merit);
-    std::printf("| %s | %s | %s | %d | %d | %d%s | %.3f | %g/%d | %.1e | %s | %.1e | %.1f | %s |\n", h.scene.c_str(),
-                r.engine.c_str(), config(r).c_str(), r.iterations, r.threads, r.steps, r.failure.empty() ? "" : " (stopped)",
-                s.ms, s.contacts, s.contacts_max, r.max_penetration, merit, r.max_drift,
+    std::printf("| %s | %s | %s | %d | %d | %d%s | %.3f | %.3f | %g/%d | %.1e | %s | %.1e | %.1f | %s |\n",
+                h.scene.c_str(), r.engine.c_str(), config(r).c_str(), r.iterations, r.threads, r.steps,
+                r.failure.empty() ? "" : " (stopped)", s.ms, s.cpu_ms, s.contacts, s.contacts_max, r.max_penetration, merit, r.max_drift,
                 sweep_cost(r, h.copy_bandwidth_gbs).sweep_ns, ratios.c_str());
   }
 }
@@ -161,6 +164,7 @@ void print_json_lines(const ReportHeader& h, const std::vector<RunResult>& runs)
                         {"threads", r.threads},
                         {"steps", r.steps},
                         {"ms_per_step", number_or_null(s.ms)},
+                        {"cpu_ms_per_step", number_or_null(s.cpu_ms)},
                         {"contacts", number_or_null(s.contacts)},
                         {"contacts_max", s.contacts_max},
                         {"max_penetration", r.max_penetration},
@@ -180,6 +184,7 @@ void print_json_lines(const ReportHeader& h, const std::vector<RunResult>& runs)
         const Summary bs = summarize(b);
         ratios.push_back({{"bullet_iterations", b.iterations},
                           {"ms_ratio", number_or_null(s.ms / bs.ms)},
+                          {"cpu_ms_ratio", number_or_null(s.cpu_ms / bs.cpu_ms)},
                           {"merit_ratio", number_or_null(s.merit / bs.merit)}});
       }
       j["vs_bullet"] = ratios;

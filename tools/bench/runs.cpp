@@ -3,6 +3,7 @@
 #include "runs.h"
 
 #include "bullet_contacts.h"
+#include "sweep_cost.h"
 
 #include <coulomb/merit.h>
 #include <coulomb/world.h>
@@ -80,15 +81,18 @@ RunResult run_coulomb(const coulomb::SceneDef& scene, int threads) {
   const coulomb::RigidState start = world.rigid_state();
   coulomb::ContactSolution solution;
   for (int step = 0; step < scene.steps; ++step) {
+    const double c0 = process_cpu_ns();
     const auto t0 = Clock::now();
     const coulomb::StepResult res = world.step();
     const auto t1 = Clock::now();
+    const double c1 = process_cpu_ns();
     if (!res.ok()) {
       r.failure = res.message;
       break;
     }
     const coulomb::StepStats& st = world.last_stats();
     r.ms.push_back(ms_between(t0, t1));
+    r.cpu_ms.push_back(1e-6 * (c1 - c0));
     r.contacts.push_back(st.contacts);
     r.solver_iterations.push_back(st.solver.iterations);
     r.detect_ms.push_back(st.detect_ms);
@@ -130,9 +134,11 @@ RunResult run_bullet(const coulomb::SceneDef& scene, const BulletSettings& setti
   std::vector<coulomb::Vec6> u_free;
   for (int step = 0; step < scene.steps; ++step) {
     bw.read_state(before);
+    const double c0 = process_cpu_ns();
     const auto t0 = Clock::now();
     bw.step();
     const auto t1 = Clock::now();
+    const double c1 = process_cpu_ns();
     bw.read_state(after);
     if (!finite_state(after)) {
       r.failure = "step " + std::to_string(step + 1) + ": a body has a NaN or infinite state";
@@ -140,6 +146,7 @@ RunResult run_bullet(const coulomb::SceneDef& scene, const BulletSettings& setti
     }
     read_contacts(bw, settings, contacts);
     r.ms.push_back(ms_between(t0, t1));
+    r.cpu_ms.push_back(1e-6 * (c1 - c0));
     r.contacts.push_back(int(contacts.contacts.size()));
     r.max_penetration = std::max(r.max_penetration, contacts.max_penetration);
     if (!contacts.contacts.empty()) {

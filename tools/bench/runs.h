@@ -21,6 +21,7 @@ struct RunResult {
   std::string failure;     // why the run stopped early, empty if it did not
 
   std::vector<double> ms;        // (steps) wall time of the step call (unit: ms)
+  std::vector<double> cpu_ms;    // (steps) CPU time of the process over the step call (unit: ms)
   std::vector<int> contacts;     // (steps)
   std::vector<double> merit;     // merit of each step that had contacts
   std::vector<int> solver_iterations;  // (steps) Coulomb only

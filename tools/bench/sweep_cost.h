@@ -7,9 +7,13 @@
 
 namespace bench {
 
-// Bullet's sequential-impulse solver with its solve timed: the whole solveGroup call, and the
-// sweeps alone (every solveSingleIteration call, which sweeps all contact rows once), with the
-// contact points each sweep visited. Totals since construction.
+// CPU time of the whole process (unit: ns), as Coulomb's SolverStats::sweep_ms counts it: unlike
+// the wall time it does not grow while the process waits for a core on a shared machine.
+double process_cpu_ns();
+
+// Bullet's sequential-impulse solver with its solve timed in CPU time: the whole solveGroup call,
+// and the sweeps alone (every solveSingleIteration call, which sweeps all contact rows once), with
+// the contact points each sweep visited. Totals since construction.
 class TimedSequentialImpulseSolver : public btSequentialImpulseConstraintSolver {
  public:
   double solve_ns = 0.0;        // solveGroup: setup, split-impulse passes, sweeps, write-back
