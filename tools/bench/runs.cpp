@@ -100,7 +100,6 @@ RunResult run_coulomb(const coulomb::SceneDef& scene, int threads) {
     r.solver_ms.push_back(st.solver.time_ms);
     r.integrate_ms.push_back(st.integrate_ms);
     r.sweep_ms += st.solver.sweep_ms;
-    r.solve_ms += st.solver.time_ms;
     r.contact_sweeps += st.solver.contact_sweeps;
     r.max_penetration = std::max(r.max_penetration, st.max_penetration);
     if (st.contacts > 0) {

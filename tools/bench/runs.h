@@ -5,6 +5,7 @@
 
 #include <coulomb/scene.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,10 @@ struct RunResult {
   // Bullet only: largest |(u^{t+1} - u_free) - M^-1 J^T lambda| of a moving body over the run,
   // i.e. how well the rebuilt contact problem explains Bullet's velocity change (unit: m/s, rad/s)
   double reconstruction_error = 0.0;
-  // Sweep cost (sweep_cost.h), totals over the run: the solver's time in its sweeps and in the
-  // whole solve call, and the contact visits of its sweeps (contacts x sweeps)
-  double sweep_ms = 0.0, solve_ms = 0.0, contact_sweeps = 0.0;
+  // Sweep cost (sweep_cost.h), totals over the run, CPU time: the solver's time in its sweeps
+  // and (Bullet only; NaN for Coulomb, whose SolverStats::time_ms is wall time) in the whole
+  // solve call, and the contact visits of its sweeps (contacts x sweeps)
+  double sweep_ms = 0.0, solve_ms = NAN, contact_sweeps = 0.0;
   // Coulomb only, per step (unit: ms): the World's stage times (StepStats); the rest of the step
   // (prediction, islands, warm start, post-stabilisation) is ms minus their sum
   std::vector<double> detect_ms, assemble_ms, solver_ms, integrate_ms;
