@@ -119,7 +119,7 @@ constexpr double kMinDecrease = 1e-6;
 // lambda_n / sqrt(scale L_i), where prox_ellipsoid applies (section 4.1); for R_f = r I this is
 // the plain Euclidean projection of eq. 21b.
 struct ContactR {
-  // what every sweep reads first (80 bytes, two cache lines): a sticking contact with a diagonal
+  // what every sweep reads, first (88 bytes with padding): a sticking contact with a diagonal
   // R0 reads nothing else
   bool diagonal = false;            // R0 is diagonal (global and local strategies)
   int nf = 0;                       // friction coordinates with mu > 0 (their indices in idx)
