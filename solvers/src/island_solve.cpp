@@ -98,6 +98,8 @@ SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Is
     all.residual = std::max(all.residual, s.residual);
     all.converged = all.converged && s.converged;
     all.divergence_detections += s.divergence_detections;
+    all.sweep_ms += s.sweep_ms;
+    all.contact_sweeps += s.contact_sweeps;
     longest = std::max(longest, s.history.size());
   }
   if (opt.record_history) {

@@ -55,6 +55,8 @@
 // row-restricted velocity() / applied() calls in contact_operator.h.
 #include "pgs_orderings.h"
 
+#include "cpu_clock.h"
+
 #include <coulomb/contact_coloring.h>
 #include <coulomb/merit.h>
 #include <coulomb/solver.h>
@@ -98,11 +100,24 @@ struct SweepResult {
 // One projected Gauss-Seidel pass (seed 001 algorithm lines 2-8 with line 2b's permutation) over
 // the contacts in `order`, solving rows First..Last of each (0..3: all; 0..0: the normal set;
 // 1..3: the friction set of eq. 21). With Track, also accumulates each set's share of Theta.
+// step[k][r] = sor / A_rr, or 0 for a row no body can respond to (A_rr <= 0): computed once per
+// solve, so that a sweep multiplies instead of dividing.
+template <class Op>
+void row_steps(const Op& op, double sor, std::vector<Vec4>& step) {
+  step.resize(std::size_t(op.size()));
+  for (int k = 0; k < op.size(); ++k)
+    for (int r = 0; r < 4; ++r) {
+      const double a = op.diag(k)(r, r);
+      step[std::size_t(k)][r] = a > 0.0 ? sor / a : 0.0;
+    }
+}
+
 template <int First, int Last, bool Track, class Op>
-void sweep_contact(Op& op, std::vector<Vec4>& lambda, int k, double sor, SweepResult& s) {
+void sweep_contact(Op& op, std::vector<Vec4>& lambda, int k, const std::vector<Vec4>& step, SweepResult& s) {
   {
     Vec4& l = lambda[std::size_t(k)];
     const Mat4& A = op.diag(k);
+    const Vec4& h_r = step[std::size_t(k)];
     const Vec3& mu = op.mu(k);
     Vec4 v = op.velocity(k, lambda);
     Vec4 dl = Vec4::Zero();
@@ -116,7 +131,7 @@ void sweep_contact(Op& op, std::vector<Vec4>& lambda, int k, double sor, SweepRe
       }
       // eq. 16-17 with the SOR splitting (18c): a relaxed Gauss-Seidel step, projected on the box
       // of pgs_detail::row_bounds (written out: a clamp to +inf for the normal row costs ~2%)
-      double x = l[r] - sor * v[r] / A(r, r);
+      double x = l[r] - v[r] * h_r[r];
       x = r == 0 ? std::max(0.0, x) : std::clamp(x, -mu[r - 1] * l[0], mu[r - 1] * l[0]);
       const double d = x - l[r];
       l[r] = x;
@@ -138,9 +153,9 @@ void sweep_contact(Op& op, std::vector<Vec4>& lambda, int k, double sor, SweepRe
 }
 
 template <int First, int Last, bool Track, class Op>
-SweepResult sweep(Op& op, std::vector<Vec4>& lambda, const std::vector<int>& order, double sor) {
+SweepResult sweep(Op& op, std::vector<Vec4>& lambda, const std::vector<int>& order, const std::vector<Vec4>& step) {
   SweepResult s;
-  for (const int k : order) sweep_contact<First, Last, Track>(op, lambda, k, sor, s);
+  for (const int k : order) sweep_contact<First, Last, Track>(op, lambda, k, step, s);
   return s;
 }
 
@@ -148,7 +163,8 @@ SweepResult sweep(Op& op, std::vector<Vec4>& lambda, const std::vector<int>& ord
 // moving body, so with threads > 1 they run in parallel chunks. max_delta and max_lambda are
 // maxima, exact in any order: the result is that of one thread, bit for bit.
 template <int First, int Last, class Op>
-SweepResult colored_sweep(Op& op, std::vector<Vec4>& lambda, const ContactColoring& c, double sor, int threads) {
+SweepResult colored_sweep(Op& op, std::vector<Vec4>& lambda, const ContactColoring& c, const std::vector<Vec4>& step,
+                          int threads) {
   SweepResult s;
   const auto merge = [](SweepResult x, const SweepResult& y) {
     x.max_delta = std::max(x.max_delta, y.max_delta);
@@ -163,12 +179,12 @@ SweepResult colored_sweep(Op& op, std::vector<Vec4>& lambda, const ContactColori
                        tbb::blocked_range<int>(begin, end, kContactsPerChunk), SweepResult{},
                        [&](const tbb::blocked_range<int>& r, SweepResult acc) {
                          for (int e = r.begin(); e != r.end(); ++e)
-                           sweep_contact<First, Last, false>(op, lambda, c.order[std::size_t(e)], sor, acc);
+                           sweep_contact<First, Last, false>(op, lambda, c.order[std::size_t(e)], step, acc);
                          return acc;
                        },
                        merge));
     } else {
-      for (int e = begin; e < end; ++e) sweep_contact<First, Last, false>(op, lambda, c.order[std::size_t(e)], sor, s);
+      for (int e = begin; e < end; ++e) sweep_contact<First, Last, false>(op, lambda, c.order[std::size_t(e)], step, s);
     }
   }
   return s;
@@ -233,17 +249,19 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   const auto stop = [&](bool own_test) {
     return stopping_test_met(op, lambda, opt.merit_tol, stats.iterations, own_test);
   };
-  std::vector<Vec4> scratch;
+  std::vector<Vec4> scratch, step;
+  row_steps(op, opt.pgs.sor, step);
   // history: Theta after each iteration but the last, which is pushed from the final evaluation
   const auto record = [&](int it) {
     if (opt.record_history && it + 1 < opt.max_iterations) stats.history.push_back(current_theta(op, lambda, scratch));
   };
 
   stats.converged = nc == 0 && nj == 0;
+  const double loop_start = detail::process_cpu_ms();
   if (nc > 0 && opt.pgs.ordering == PgsOrdering::Esp) {
     for (int it = 0; it < opt.max_iterations; ++it) {
-      const SweepResult n = sweep<0, 0, false>(op, lambda, order, opt.pgs.sor);  // eq. 20
-      const SweepResult f = sweep<1, 3, false>(op, lambda, order, opt.pgs.sor);  // eq. 21
+      const SweepResult n = sweep<0, 0, false>(op, lambda, order, step);  // eq. 20
+      const SweepResult f = sweep<1, 3, false>(op, lambda, order, step);  // eq. 21
       const JointSweep j = joints();
       stats.iterations = it + 1;
       if (stop(small(std::max({n.max_delta, f.max_delta, j.max_delta}),
@@ -258,8 +276,8 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
     int previous = -1;                // the set of the previous sweep if it met the stopping test
     double set_max_lambda[2] = {0.0, 0.0};
     for (int it = 0; it < opt.max_iterations; ++it) {
-      const SweepResult s = set == 0 ? sweep<0, 0, true>(op, lambda, order, opt.pgs.sor)
-                                     : sweep<1, 3, true>(op, lambda, order, opt.pgs.sor);
+      const SweepResult s = set == 0 ? sweep<0, 0, true>(op, lambda, order, step)
+                                     : sweep<1, 3, true>(op, lambda, order, step);
       const JointSweep j = joints();  // joints join every set sweep
       stats.iterations = it + 1;
       set_max_lambda[set] = s.max_lambda;  // the other set is unchanged since its last sweep
@@ -277,8 +295,8 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
     }
   } else {
     for (int it = 0; it < opt.max_iterations && nc + nj > 0; ++it) {
-      const SweepResult s = coloring ? colored_sweep<0, 3>(op, lambda, *coloring, opt.pgs.sor, opt.threads)
-                                     : sweep<0, 3, false>(op, lambda, order, opt.pgs.sor);
+      const SweepResult s = coloring ? colored_sweep<0, 3>(op, lambda, *coloring, step, opt.threads)
+                                     : sweep<0, 3, false>(op, lambda, order, step);
       const JointSweep j = joints();
       stats.iterations = it + 1;
       if (stop(small(std::max(s.max_delta, j.max_delta), std::max(s.max_lambda, j.max_lambda)))) {
@@ -288,6 +306,9 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
       record(it);
     }
   }
+
+  stats.sweep_ms = detail::process_cpu_ms() - loop_start;
+  stats.contact_sweeps = double(nc) * stats.iterations;
 
   // GSP may end on a normal sweep: its friction impulses then get the final box. For the other
   // orderings every friction row was projected after its normal row, so this changes nothing.

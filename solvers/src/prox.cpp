@@ -16,6 +16,8 @@
 // parallel (oneTBB) with results identical to one thread. With graph_coloring the Gauss-Seidel
 // sweep goes colour by colour of the contact graph (contact_coloring.h), each colour in
 // parallel: also identical for every thread count.
+#include "cpu_clock.h"
+
 #include <coulomb/contact_coloring.h>
 #include <coulomb/merit.h>
 #include <coulomb/prox.h>
@@ -120,9 +122,15 @@ constexpr double kMinDecrease = 1e-6;
 // lambda_n / sqrt(scale L_i), where prox_ellipsoid applies (section 4.1); for R_f = r I this is
 // the plain Euclidean projection of eq. 21b.
 struct ContactR {
-  Mat4 R0 = Mat4::Identity();
+  // what every sweep reads, first (88 bytes with padding): a sticking contact with a diagonal
+  // R0 reads nothing else
+  bool diagonal = false;            // R0 is diagonal (global and local strategies)
   int nf = 0;                       // friction coordinates with mu > 0 (their indices in idx)
   std::array<int, 3> idx{};         // 0 = t, 1 = s, 2 = tau
+  Vec4 r_diag = Vec4::Zero();       // R0's diagonal, when it is diagonal
+  Vec3 inv_mu = Vec3::Zero();       // 1 / mu of the active coordinates (idx order)
+  // the rest: a full R0 and the friction metric, for sliding contacts and the blocked strategy
+  Mat4 R0 = Mat4::Identity();
   Mat3 to_y = Mat3::Identity();     // Q^T C (active block)
   Mat3 from_y = Mat3::Identity();   // C^-1 Q (active block)
   Vec3 axis_unit = Vec3::Zero();    // 1 / sqrt(L_i)
@@ -130,6 +138,19 @@ struct ContactR {
   Vec3 prox(const Vec3& z, double lambda_n, double scale) const {
     Vec3 out = Vec3::Zero();
     if (nf == 0 || !(lambda_n > 0.0)) return out;
+    // Fast path for a sticking contact: z_f inside F = {sum (x_i / mu_i)^2 <= lambda_n^2} is its
+    // own projection in every metric, so the ellipsoid map is skipped (most contacts of a
+    // resting stack). The test is eq. 28's f <= 0 with the y-scaling cancelled: no division.
+    // An underflowing lambda_n^2 fails it and takes the careful path below.
+    double f = 0.0;
+    for (int i = 0; i < nf; ++i) {
+      const double q = z[idx[std::size_t(i)]] * inv_mu[i];
+      f += q * q;
+    }
+    if (f <= lambda_n * lambda_n) {
+      for (int i = 0; i < nf; ++i) out[idx[std::size_t(i)]] = z[idx[std::size_t(i)]];
+      return out;
+    }
     Vec3 za = Vec3::Zero();
     for (int i = 0; i < nf; ++i) za[i] = z[idx[std::size_t(i)]];
     const double rs = std::sqrt(scale);
@@ -147,7 +168,10 @@ ContactR make_r(const Mat4& A, const Vec3& mu, const ProxOptions& opt, double gl
   ContactR c;
   c.R0.setZero();
   for (int i = 0; i < 3; ++i)
-    if (mu[i] > 0.0) c.idx[std::size_t(c.nf++)] = i;
+    if (mu[i] > 0.0) {
+      c.inv_mu[c.nf] = 1.0 / mu[i];
+      c.idx[std::size_t(c.nf++)] = i;
+    }
   auto inv_diag = [&](int row) { return A(row, row) > 0.0 ? opt.r_initial / A(row, row) : 1.0; };
   if (opt.strategy == RStrategy::Global) {
     c.R0 = global_r * Mat4::Identity();
@@ -167,6 +191,8 @@ ContactR make_r(const Mat4& A, const Vec3& mu, const ProxOptions& opt, double gl
       }
     }
   }
+  c.diagonal = c.R0 == Mat4(c.R0.diagonal().asDiagonal());
+  c.r_diag = c.R0.diagonal();
   if (c.nf == 0) return c;
   // a diagonal R0_f (global, local, or blocked without an invertible block): C = diag(1/sqrt(r_i)),
   // Q = I and L_i = r_i / mu_i^2, so no decomposition is needed
@@ -210,7 +236,8 @@ ContactR make_r(const Mat4& A, const Vec3& mu, const ProxOptions& opt, double gl
 // One contact's proximal update (eq. 21a, 21b in the R^-1 metric); the friction set uses
 // lambda_n^k for Jacobi (algorithm 1 line 8) and lambda_n^{k+1} for Gauss-Seidel (algorithm 2).
 Vec4 prox_update(const Vec4& l, const Vec4& v, const ContactR& r, double scale, bool gauss_seidel) {
-  const Vec4 z = l - scale * (r.R0 * v);
+  // R0 v as a product of diagonals where R0 is diagonal (the default local strategy)
+  const Vec4 z = r.diagonal ? Vec4(l - scale * r.r_diag.cwiseProduct(v)) : Vec4(l - scale * (r.R0 * v));
   Vec4 out;
   out[0] = std::max(0.0, z[0]);
   out.tail<3>() = r.prox(z.tail<3>(), gauss_seidel ? out[0] : l[0], scale);
@@ -267,6 +294,7 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
   tbb::task_arena arena(std::max(1, opt.threads));
   stats.converged = nc == 0 && nj == 0;
   int accepted = 0;  // sweeps not rolled back
+  const double loop_start = detail::process_cpu_ms();
   for (int it = 0; it < opt.max_iterations && nc + nj > 0; ++it) {
     double r_next = 0.0, max_lambda = 0.0;
     if (gauss_seidel) {
@@ -279,9 +307,15 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
         const Vec4 d = l - next[i];
         next[i] = l;
         if (d != Vec4::Zero()) op.applied(k, d);
+        return d;
       };
       if (!coloring) {
-        for (int k = 0; k < nc; ++k) update(k);
+        // next[k] was lambda[k] until its update, so d is lambda^{k+1} - lambda^k: the residual
+        // of eq. 27 is taken here, not in a second pass
+        for (int k = 0; k < nc; ++k) {
+          r_next = std::max(r_next, update(k).cwiseAbs().maxCoeff());
+          max_lambda = std::max(max_lambda, next[std::size_t(k)].cwiseAbs().maxCoeff());
+        }
       } else {
         // colour by colour (contact_coloring.h): a colour's contacts share no moving body, so
         // its parallel chunks give what one thread gives, bit for bit
@@ -315,7 +349,7 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
       r_next = std::max(r_next, js.max_delta);
       max_lambda = std::max(max_lambda, js.max_lambda);
     }
-    for (int k = 0; k < nc; ++k) {
+    for (int k = 0; k < nc && !(gauss_seidel && !coloring); ++k) {
       r_next = std::max(r_next, (next[std::size_t(k)] - lambda[std::size_t(k)]).cwiseAbs().maxCoeff());
       max_lambda = std::max(max_lambda, next[std::size_t(k)].cwiseAbs().maxCoeff());
     }
@@ -347,6 +381,8 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
       break;
     }
   }
+  stats.sweep_ms = detail::process_cpu_ms() - loop_start;
+  stats.contact_sweeps = double(nc) * stats.iterations;
   stats.merit = fclib_merit(op, lambda);
   // with merit_tol, converged is the merit of the impulses returned, however the loop ended (issue 12)
   if (opt.merit_tol > 0.0) stats.converged = stats.merit <= opt.merit_tol;

@@ -19,7 +19,8 @@ for engine in coulomb bullet; do
 done
 number='-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?'
 while IFS= read -r line; do
-  for key in ms_per_step contacts max_penetration merit max_drift iterations threads steps; do
+  for key in ms_per_step cpu_ms_per_step contacts max_penetration merit max_drift iterations threads steps \
+             sweep_ns_per_contact bytes_per_contact_sweep copy_bandwidth_gbs sweep_bandwidth_fraction; do
     echo "$line" | grep -Eq "\"$key\":$number[,}]" && ok || fail "field $key missing or not a finite number in: $line"
   done
   echo "$line" | grep -q '"steps":20[,}]' && ok || fail "not 20 steps in: $line"
@@ -33,6 +34,19 @@ code=$?
 err="$(grep -o '"reconstruction_error":[^,}]*' "$tmp/shapes.jsonl" | cut -d: -f2)"
 awk -v e="${err:-x}" 'BEGIN { exit !(e ~ /^[0-9.eE+-]+$/ && e + 0 < 1e-9) }' && ok || fail "shapes: reconstruction error '$err'"
 [ "$(grep -c '"merit":' "$tmp/shapes.jsonl")" -eq 2 ] && ok || fail "shapes: expected 2 lines with a merit"
+
+# NAME:ITERATIONS sets that run's iteration limit and names it; --coulomb-only runs no Bullet
+"$exe" "$src/scenes/sliding_box.json" --steps 5 --json --coulomb-only --solver pgs:3 --solver prox-gs >"$tmp/it.jsonl" 2>"$tmp/err.txt"
+[ "$(wc -l <"$tmp/it.jsonl")" -eq 2 ] && ok || fail "--coulomb-only: expected 2 lines, got $(wc -l <"$tmp/it.jsonl")"
+grep -q '"config":"pgs:3".*"iterations":3[,}]' "$tmp/it.jsonl" && ok || fail "pgs:3 is not a 3-iteration run named pgs:3"
+grep -q '"config":"prox-gs".*"iterations":50[,}]' "$tmp/it.jsonl" && ok || fail "prox-gs lost the scene's 50 iterations"
+"$exe" "$src/scenes/sliding_box.json" --solver pgs:0 >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "pgs:0 not exit 2"
+# equal_quality: the table with a row per configuration and the chosen count's note
+COULOMB_BUILD_DIR="$(dirname "$(dirname "$exe")")" python3 "$src/tools/bench/equal_quality" --steps 5 --scenes wall \
+  --counts 10,20 >"$tmp/eq.md" 2>"$tmp/err.txt"
+[ $? -eq 0 ] && ok || { fail "equal_quality exit code"; cat "$tmp/err.txt"; }
+[ "$(grep -c '^| wall | ' "$tmp/eq.md")" -eq 5 ] && ok || fail "equal_quality: expected 5 wall rows"
+grep -q "^- wall: load average" "$tmp/eq.md" && ok || fail "equal_quality: no note for wall"
 
 # a bad option and a missing scene exit with code 2 (SCENE_FORMAT.md)
 "$exe" "$src/scenes/sliding_box.json" --steps -1 >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "bad option not exit 2"

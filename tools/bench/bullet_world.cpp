@@ -80,7 +80,7 @@ BulletWorld::BulletWorld(const coulomb::SceneDef& scene, const coulomb::RigidMod
                                   ~btCollisionDispatcher::CD_USE_RELATIVE_CONTACT_BREAKING_THRESHOLD);
   btGImpactCollisionAlgorithm::registerAlgorithm(dispatcher_.get());
   broadphase_ = std::make_unique<btDbvtBroadphase>();
-  solver_ = std::make_unique<btSequentialImpulseConstraintSolver>();
+  solver_ = std::make_unique<TimedSequentialImpulseSolver>();
   world_ = std::make_unique<btDiscreteDynamicsWorld>(dispatcher_.get(), broadphase_.get(), solver_.get(), config_.get());
   world_->setGravity(bt(scene.gravity));
   btContactSolverInfo& info = world_->getSolverInfo();

@@ -8,6 +8,8 @@
 // read back from Bullet is a coulomb::RigidState of the same model, and Bullet's user index of
 // body i is i.
 #pragma once
+#include "sweep_cost.h"
+
 #include <coulomb/contact_assembly.h>
 #include <coulomb/rigid_bodies.h>
 #include <coulomb/scene.h>
@@ -44,6 +46,8 @@ class BulletWorld {
   btDiscreteDynamicsWorld& world() { return *world_; }
   double dt() const { return scene_.dt; }
   const btContactSolverInfo& solver_info() { return world_->getSolverInfo(); }
+  // the solver's timing totals so far (sweep_cost.h)
+  const TimedSequentialImpulseSolver& solver() const { return *solver_; }
   // Friction and restitution of a material pair, by Bullet body (user index = Coulomb body id).
   const coulomb::ContactCoefficients& coefficients(const btCollisionObject* a, const btCollisionObject* b) const;
 
@@ -61,7 +65,7 @@ class BulletWorld {
   std::unique_ptr<btDefaultCollisionConfiguration> config_;
   std::unique_ptr<btCollisionDispatcher> dispatcher_;
   std::unique_ptr<btBroadphaseInterface> broadphase_;
-  std::unique_ptr<btSequentialImpulseConstraintSolver> solver_;
+  std::unique_ptr<TimedSequentialImpulseSolver> solver_;
   std::unique_ptr<btDiscreteDynamicsWorld> world_;
   std::vector<std::unique_ptr<btRigidBody>> bodies_;          // (nb) by Coulomb body id
   std::vector<std::unique_ptr<btCollisionShape>> shapes_;     // every shape, children included

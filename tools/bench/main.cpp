@@ -3,6 +3,7 @@
 // merit of each engine's impulses and the drift (README.md).
 #include "report.h"
 #include "runs.h"
+#include "sweep_cost.h"
 
 #include <coulomb/error.h>
 #include <coulomb/scene_overrides.h>
@@ -22,14 +23,17 @@ int main(int argc, char** argv) {
   app.add_option("scene", scene_file, "scene file (JSON, coulomb-scene/1)")->required();
   app.add_option("--steps", steps, "steps per run (default: the scene's)")->check(CLI::Range(1, 100000000));
   app.add_option("--threads", threads, "Coulomb's worker threads (Bullet is single-threaded)")->check(CLI::Range(1, 1024));
-  app.add_option("--solver", solvers, "Coulomb solver (repeatable; default prox-gs and pgs)")->allow_extra_args(false);
+  app.add_option("--solver", solvers,
+                 "Coulomb solver, NAME or NAME:ITERATIONS (sets /solver/max_iterations for that run; repeatable; "
+                 "default prox-gs and pgs)")
+      ->allow_extra_args(false);
   app.add_option("--bullet-iterations", bullet_iterations, "Bullet solver iterations (repeatable; default 10 and 100)")
       ->allow_extra_args(false)
       ->check(CLI::Range(1, 1000000));
   app.add_option("--window-from", window_from,
                  "time (and take medians of contacts and merits over) only the steps after this one; the first steps still run")
       ->check(CLI::NonNegativeNumber);
-  app.add_flag("--no-bullet", no_bullet, "run Coulomb's solvers only")->excludes("--bullet-iterations");
+  app.add_flag("--no-bullet,--coulomb-only", no_bullet, "run Coulomb's solvers only")->excludes("--bullet-iterations");
   app.add_option("--set", set, "override a scene value for both engines: JSON_POINTER=VALUE (repeatable)")
       ->allow_extra_args(false);
   app.add_flag("--bullet-one-friction-direction", one_friction_direction,
@@ -52,9 +56,19 @@ int main(int argc, char** argv) {
                                                      std::to_string(scene.steps));
     if (no_bullet) bullet_iterations.clear();
     std::vector<bench::RunResult> runs;
-    for (const std::string& solver : solvers) {
-      o.solver = solver;  // validated like `coulomb run --solver`
-      runs.push_back(bench::run_coulomb(coulomb::load_scene(scene_file, o), threads, window_from));
+    for (const std::string& spec : solvers) {
+      // NAME:ITERATIONS: the iteration limit of this run only, after the --set overrides
+      const std::size_t colon = spec.find(':');
+      coulomb::SceneOverrides so = o;
+      so.solver = spec.substr(0, colon);  // validated like `coulomb run --solver`
+      if (colon != std::string::npos) {
+        const std::string n = spec.substr(colon + 1);
+        if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 7 || std::stoi(n) < 1)
+          throw coulomb::InputError("--solver", spec + ": expected NAME or NAME:ITERATIONS with ITERATIONS >= 1");
+        so.set.push_back("/solver/max_iterations=" + n);
+      }
+      runs.push_back(bench::run_coulomb(coulomb::load_scene(scene_file, so), threads, window_from));
+      if (colon != std::string::npos) runs.back().label = spec;
     }
     for (int n : bullet_iterations) {
       bench::BulletSettings bs;
@@ -62,7 +76,8 @@ int main(int argc, char** argv) {
       bs.two_friction_directions = !one_friction_direction;
       runs.push_back(bench::run_bullet(scene, bs, window_from));
     }
-    const bench::ReportHeader h{scene.name, int(scene.bodies.size()), scene.dt, scene.steps, threads};
+    const bench::ReportHeader h{scene.name, int(scene.bodies.size()), scene.dt, scene.steps, threads,
+                                bench::measure_copy_bandwidth_gbs()};
     if (json) bench::print_json_lines(h, runs);
     else if (markdown) bench::print_markdown(h, runs);
     else bench::print_table(h, runs);

@@ -1,6 +1,8 @@
 // Table and JSON-lines output of coulomb-vs-bullet (report.h).
 #include "report.h"
 
+#include "sweep_cost.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -35,11 +37,34 @@ Summary summarize(const RunResult& r) {
 }
 
 std::string config(const RunResult& r) {
+  if (!r.label.empty()) return r.label;
   if (r.engine != "bullet") return r.solver;
   return "bullet-" + std::to_string(r.iterations) + (r.friction_directions == 1 ? "-1dir" : "");
 }
 
 nlohmann::json number_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+
+// Sweep cost (README.md "Sweep cost"): time per contact visit, and the bandwidth that means.
+struct SweepCost {
+  double sweep_ns = NAN;   // sweeps' time / contact visits
+  double solve_ns = NAN;   // whole solve call / contact visits
+  double bytes = 0.0;      // per contact visit
+  double gbs = NAN;        // bytes / sweep_ns
+  double fraction = NAN;   // of the measured copy bandwidth
+};
+
+SweepCost sweep_cost(const RunResult& r, double copy_gbs) {
+  SweepCost c;
+  if (!(r.contact_sweeps > 0.0)) return c;
+  c.sweep_ns = r.sweep_ms * 1e6 / r.contact_sweeps;
+  c.solve_ns = r.solve_ms * 1e6 / r.contact_sweeps;
+  c.bytes = bytes_per_contact_sweep(r.engine == "bullet" ? "bullet" : r.solver);
+  if (c.bytes > 0.0) {
+    c.gbs = c.bytes / c.sweep_ns;
+    c.fraction = c.gbs / copy_gbs;
+  }
+  return c;
+}
 
 }  // namespace
 
@@ -48,9 +73,10 @@ void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
               h.bodies, h.dt, h.steps, h.threads);
   std::printf("(Bullet runs single-threaded: btDiscreteDynamicsWorld is its sequential world, and Debian's\n"
               " Bullet is built without BT_THREADSAFE, so it has no parallel task scheduler)\n\n");
-  std::printf("%-8s %-14s %9s %9s %13s %12s %12s %11s\n", "engine", "config", "iters", "ms/step", "contacts",
-              "max pen [m]", "merit (med)", "drift [m]");
-  std::printf("%-8s %-14s %9s %9s %13s %12s %12s %11s\n", "", "", "med/limit", "(median)", "median/max", "", "", "");
+  std::printf("%-8s %-14s %9s %9s %9s %13s %12s %12s %11s\n", "engine", "config", "iters", "ms/step", "cpu ms",
+              "contacts", "max pen [m]", "merit (med)", "drift [m]");
+  std::printf("%-8s %-14s %9s %9s %9s %13s %12s %12s %11s\n", "", "", "med/limit", "(median)", "(median)", "median/max",
+              "", "", "");
   std::vector<Summary> sums;
   for (const RunResult& r : runs) {
     const Summary s = summarize(r);
@@ -63,8 +89,8 @@ void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
     char iters[32];  // Bullet stops before its limit only at a zero residual (m_leastSquaresResidualThreshold 0)
     if (r.engine == "coulomb") std::snprintf(iters, sizeof iters, "%g/%d", s.solver_iterations, r.iterations);
     else std::snprintf(iters, sizeof iters, "%d", r.iterations);
-    std::printf("%-8s %-14s %9s %9.3f %13s %12.2e %12s %11.2e\n", r.engine.c_str(), config(r).c_str(), iters, s.ms,
-                contacts, r.max_penetration, merit, r.max_drift);
+    std::printf("%-8s %-14s %9s %9.3f %9.3f %13s %12.2e %12s %11.2e\n", r.engine.c_str(), config(r).c_str(), iters, s.ms,
+                s.cpu_ms, contacts, r.max_penetration, merit, r.max_drift);
   }
   for (const RunResult& r : runs) {
     if (!r.failure.empty()) std::printf("  %s %s stopped after %d steps: %s\n", r.engine.c_str(), config(r).c_str(),
@@ -75,21 +101,40 @@ void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
                   config(r).c_str(), r.reconstruction_error);
   }
 
-  std::printf("\nCoulomb / Bullet        ms per step       merit\n");
+  std::printf("\nCoulomb / Bullet        ms per step   cpu ms per step       merit\n");
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (runs[i].engine != "coulomb") continue;
     for (std::size_t j = 0; j < runs.size(); ++j) {
       if (runs[j].engine != "bullet") continue;
       const std::string pair = config(runs[i]) + " / " + config(runs[j]);
-      std::printf("%-22s %10.2fx %12.2ex\n", pair.c_str(), sums[i].ms / sums[j].ms, sums[i].merit / sums[j].merit);
+      std::printf("%-22s %10.2fx %16.2fx %12.2ex\n", pair.c_str(), sums[i].ms / sums[j].ms, sums[i].cpu_ms / sums[j].cpu_ms,
+                  sums[i].merit / sums[j].merit);
     }
+  }
+
+  std::printf("\nCoulomb step stages (median ms over the steps; rest = the step minus the four)\n");
+  std::printf("%-14s %9s %9s %9s %9s %9s %9s\n", "config", "step", "detect", "assemble", "solve", "integrate", "rest");
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const RunResult& r = runs[i];
+    if (r.engine != "coulomb") continue;
+    std::printf("%-14s %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n", config(r).c_str(), sums[i].ms, sums[i].stage_ms[0],
+                sums[i].stage_ms[1], sums[i].stage_ms[2], sums[i].stage_ms[3], sums[i].stage_ms[4]);
+  }
+
+  std::printf("\nSweep cost (per contact visit of a sweep; copy bandwidth %.1f GB/s, measured in this run)\n",
+              h.copy_bandwidth_gbs);
+  std::printf("%-14s %12s %12s %10s %9s %10s\n", "config", "sweep [ns]", "solve [ns]", "bytes", "GB/s", "of copy bw");
+  for (const RunResult& r : runs) {
+    const SweepCost c = sweep_cost(r, h.copy_bandwidth_gbs);
+    std::printf("%-14s %12.1f %12.1f %10.0f %9.2f %9.1f%%\n", config(r).c_str(), c.sweep_ns, c.solve_ns, c.bytes, c.gbs,
+                100.0 * c.fraction);
   }
 }
 
 void print_markdown(const ReportHeader& h, const std::vector<RunResult>& runs) {
-  std::printf("| scene | engine | config | iters | threads | steps | ms/step | contacts med/max | max pen [m] | "
-              "merit (med) | drift [m] | Coulomb/Bullet: ms, merit |\n");
-  std::printf("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+  std::printf("| scene | engine | config | iters | threads | steps | ms/step | cpu ms/step | contacts med/max | max pen [m] | "
+              "merit (med) | drift [m] | sweep ns/contact | Coulomb/Bullet: ms, merit |\n");
+  std::printf("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
   for (const RunResult& r : runs) {
     const Summary s = summarize(r);
     std::string ratios;
@@ -105,9 +150,10 @@ void print_markdown(const ReportHeader& h, const std::vector<RunResult>& runs) {
     }
     char merit[32] = "n/a";
     if (!r.merit.empty()) std::snprintf(merit, sizeof merit, "%.1e", s.merit);
-    std::printf("| %s | %s | %s | %d | %d | %d%s | %.3f | %g/%d | %.1e | %s | %.1e | %s |\n", h.scene.c_str(),
-                r.engine.c_str(), config(r).c_str(), r.iterations, r.threads, r.steps, r.failure.empty() ? "" : " (stopped)",
-                s.ms, s.contacts, s.contacts_max, r.max_penetration, merit, r.max_drift, ratios.c_str());
+    std::printf("| %s | %s | %s | %d | %d | %d%s | %.3f | %.3f | %g/%d | %.1e | %s | %.1e | %.1f | %s |\n",
+                h.scene.c_str(), r.engine.c_str(), config(r).c_str(), r.iterations, r.threads, r.steps,
+                r.failure.empty() ? "" : " (stopped)", s.ms, s.cpu_ms, s.contacts, s.contacts_max, r.max_penetration, merit, r.max_drift,
+                sweep_cost(r, h.copy_bandwidth_gbs).sweep_ns, ratios.c_str());
   }
 }
 
@@ -116,6 +162,7 @@ void print_json_lines(const ReportHeader& h, const std::vector<RunResult>& runs)
     const Summary s = summarize(r);
     nlohmann::json j = {{"scene", h.scene},
                         {"engine", r.engine},
+                        {"config", config(r)},
                         {"solver", r.solver},
                         {"iterations", r.iterations},
                         {"threads", r.threads},
@@ -128,6 +175,12 @@ void print_json_lines(const ReportHeader& h, const std::vector<RunResult>& runs)
                         {"max_penetration", r.max_penetration},
                         {"merit", number_or_null(s.merit)},
                         {"max_drift", r.max_drift}};
+    const SweepCost c = sweep_cost(r, h.copy_bandwidth_gbs);
+    j["sweep_ns_per_contact"] = number_or_null(c.sweep_ns);
+    j["solve_ns_per_contact_sweep"] = number_or_null(c.solve_ns);
+    j["bytes_per_contact_sweep"] = c.bytes;
+    j["copy_bandwidth_gbs"] = h.copy_bandwidth_gbs;
+    j["sweep_bandwidth_fraction"] = number_or_null(c.fraction);
     if (r.engine == "coulomb") {
       j["solver_iterations"] = number_or_null(s.solver_iterations);
       nlohmann::json stages = nlohmann::json::object();
@@ -139,6 +192,7 @@ void print_json_lines(const ReportHeader& h, const std::vector<RunResult>& runs)
         const Summary bs = summarize(b);
         ratios.push_back({{"bullet_iterations", b.iterations},
                           {"ms_ratio", number_or_null(s.ms / bs.ms)},
+                          {"cpu_ms_ratio", number_or_null(s.cpu_ms / bs.cpu_ms)},
                           {"merit_ratio", number_or_null(s.merit / bs.merit)}});
       }
       j["vs_bullet"] = ratios;

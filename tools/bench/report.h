@@ -14,6 +14,7 @@ struct ReportHeader {
   double dt = 0.0;     // (unit: s)
   int steps = 0;
   int threads = 1;
+  double copy_bandwidth_gbs = 0.0;  // measured in the same run (sweep_cost.h)
 };
 
 void print_table(const ReportHeader& h, const std::vector<RunResult>& runs);

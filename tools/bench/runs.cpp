@@ -3,6 +3,7 @@
 #include "runs.h"
 
 #include "bullet_contacts.h"
+#include "sweep_cost.h"
 
 #include <coulomb/merit.h>
 #include <coulomb/world.h>
@@ -109,6 +110,8 @@ RunResult run_coulomb(const coulomb::SceneDef& scene, int threads, int window_fr
     r.solver_iterations.push_back(st.solver.iterations);
     const double staged = st.detect_ms + st.assemble_ms + st.solver.time_ms + st.integrate_ms;
     r.stage_ms.push_back({st.detect_ms, st.assemble_ms, st.solver.time_ms, st.integrate_ms, st.wall_ms - staged});
+    r.sweep_ms += st.solver.sweep_ms;
+    r.contact_sweeps += st.solver.contact_sweeps;
     if (st.contacts > 0) {
       solution.lambda = world.contact_impulses();
       r.merit.push_back(coulomb::fclib_merit(world.last_problem(), solution));
@@ -166,6 +169,9 @@ RunResult run_bullet(const coulomb::SceneDef& scene, const BulletSettings& setti
   }
   bw.read_state(after);
   r.max_drift = drift(model, start, after);
+  r.sweep_ms = bw.solver().sweep_ns * 1e-6;
+  r.solve_ms = bw.solver().solve_ns * 1e-6;
+  r.contact_sweeps = bw.solver().contact_sweeps;
   note_merit(r);
   return r;
 }

@@ -6,6 +6,7 @@
 #include <coulomb/scene.h>
 
 #include <array>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ namespace bench {
 struct RunResult {
   std::string engine;      // "coulomb" | "bullet"
   std::string solver;      // Coulomb solver name, or Bullet's "sequential-impulse"
+  std::string label;       // the configuration's name in reports when not the solver's (prox-gs:20)
   int iterations = 0;      // the solver's iteration limit
   int threads = 1;
   int friction_directions = 2;  // Bullet: friction rows per contact (1 = Bullet's default)
@@ -35,6 +37,13 @@ struct RunResult {
   // Bullet only: largest |(u^{t+1} - u_free) - M^-1 J^T lambda| of a moving body over the run,
   // i.e. how well the rebuilt contact problem explains Bullet's velocity change (unit: m/s, rad/s)
   double reconstruction_error = 0.0;
+  // Sweep cost (sweep_cost.h), totals over the run, CPU time: the solver's time in its sweeps
+  // and (Bullet only; NaN for Coulomb, whose SolverStats::time_ms is wall time) in the whole
+  // solve call, and the contact visits of its sweeps (contacts x sweeps)
+  double sweep_ms = 0.0, solve_ms = NAN, contact_sweeps = 0.0;
+  // Coulomb only, per step (unit: ms): the World's stage times (StepStats); the rest of the step
+  // (prediction, islands, warm start, post-stabilisation) is ms minus their sum
+  std::vector<double> detect_ms, assemble_ms, solver_ms, integrate_ms;
 };
 
 double median(std::vector<double> v);  // NaN for an empty vector

@@ -70,6 +70,12 @@ struct SolverStats {
   int divergence_detections = 0;  // r-factor back-tracks (PROX); 0 for PGS
   int linear_iterations = 0;      // Newton solvers: inner linear iterations over all Newton steps (a direct solve counts 1)
   double time_ms = 0.0;
+  // Process CPU time (all threads; exact for one) in the iteration loop (sweeps, stopping test; no
+  // setup or final merit) and its contact visits, contacts x sweeps run (a rejected PROX sweep, an
+  // ESP iteration, a GSP set sweep: one each). Summed over islands. Their ratio is the sweep cost
+  // per contact (tools/bench/README.md). Set by pgs and the PROX schemes only.
+  double sweep_ms = 0.0;
+  double contact_sweeps = 0.0;
   std::vector<double> history;    // the solver's own residual after each iteration (record_history)
 };
 
