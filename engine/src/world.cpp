@@ -338,16 +338,23 @@ void World::drop_jointed_contacts(std::vector<Contact>& contacts) const {
   });
 }
 
-DetectInput World::detect_input() {
+// The shapes at the current state's poses (written into `poses`), without reach.
+DetectInput World::posed_input(std::vector<Pose>& poses) {
   const int nb = model_.size();
-  poses_.resize(std::size_t(nb));
-  for (int i = 0; i < nb; ++i) poses_[std::size_t(i)] = shape_pose(model_, state_, i);
+  poses.resize(std::size_t(nb));
+  for (int i = 0; i < nb; ++i) poses[std::size_t(i)] = shape_pose(model_, state_, i);
   DetectInput in;
   in.shapes = &scene_.shapes;
   in.body_shape = &model_.shape;
-  in.shape_pose = &poses_;
+  in.shape_pose = &poses;
   in.is_static = still() ? &still_ : &model_.fixed;  // pairs of two resting bodies are skipped
   in.envelope = scene_.envelope;
+  return in;
+}
+
+DetectInput World::detect_input() {
+  const int nb = model_.size();
+  DetectInput in = posed_input(poses_);
   in.margin = scene_.margin;
   // reach over one step: |v| dt + |w| r dt + |g| dt^2 (a bound on any surface point's travel)
   // (the broadphase bound); a pair's speculative envelope is what the two can close: their
@@ -474,16 +481,8 @@ void World::assemble_joints() {
 // are run through the narrowphase at q^{t+1} (detect_uncovered_pairs): few, and only where
 // their boxes overlap.
 void World::stabilize() {
-  const int nb = model_.size();
-  end_poses_.resize(std::size_t(nb));
-  for (int i = 0; i < nb; ++i) end_poses_[std::size_t(i)] = shape_pose(model_, state_, i);
+  const DetectInput in = posed_input(end_poses_);
   refresh_contacts(contacts_, poses_, end_poses_, gap_contacts_);
-  DetectInput in;
-  in.shapes = &scene_.shapes;
-  in.body_shape = &model_.shape;
-  in.shape_pose = &end_poses_;
-  in.is_static = still() ? &still_ : &model_.fixed;  // pairs of two resting bodies are skipped
-  in.envelope = scene_.envelope;
   std::vector<Contact> added;
   detect_uncovered_pairs(in, step_pairs_, contacts_, added);
   drop_jointed_contacts(added);

@@ -186,6 +186,7 @@ class World {
   static void check_id(const char* accessor, const char* what, int id, int count);
   StepResult run_stages();
   StepResult run_position_stages();  // world_position.cpp (seed 002)
+  DetectInput posed_input(std::vector<Pose>& poses);  // shapes at the current poses, no reach
   DetectInput detect_input();
   void record_stats();  // stage 7 (all but wall_ms)
   SolverStats solve(SolveFn fn, const ContactProblem& problem, const SolverOptions& opt, Islands& islands,
