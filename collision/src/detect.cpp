@@ -54,12 +54,12 @@ DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out, st
   // its normal, with the stopping distance of a touched body. Directional, so that the
   // neighbours of a stopped body touch it only if they move towards it (a column, not the
   // bodies falling beside it), and a column passes the stop on from body to body.
-  const auto can_close = [&](const Contact& c, const std::vector<std::uint8_t>& stopped) {
+  const auto can_close = [&](const Contact& c) {
     const auto a = std::size_t(c.body_a), b = std::size_t(c.body_b);
     const Vec3& n = c.normal;
     double closing = std::abs(((*t)[a] - (*t)[b]).dot(n)) + (*in.turn)[a] + (*in.turn)[b] + in.accel_reach;
-    if (stopped[a]) closing += std::abs((*t)[a].dot(n));
-    if (stopped[b]) closing += std::abs((*t)[b].dot(n));
+    if (touched[a]) closing += std::abs((*t)[a].dot(n));
+    if (touched[b]) closing += std::abs((*t)[b].dot(n));
     return -c.depth <= closing;
   };
 
@@ -104,13 +104,13 @@ DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out, st
     });
     todo.clear();
     if (!t) break;  // one pass: the reach does not depend on contacts
-    // touched bodies, to a fixed point over the current contacts (each round sees the last's)
+    // touched bodies, to a fixed point over the current contacts: marking only grows and
+    // can_close only grows with it, so the fixed point is the same in any visiting order
     for (bool grew = true; grew;) {
       grew = false;
-      const std::vector<std::uint8_t> before = touched;
       for (std::size_t c = 0; c < found.size(); ++c)
         for (const Found& f : found[c])
-          if (current(c, f) && can_close(f.contact, before))
+          if (current(c, f) && can_close(f.contact))
             for (const int i : {f.contact.body_a, f.contact.body_b})
               if (!(*in.is_static)[std::size_t(i)] && !touched[std::size_t(i)]) touched[std::size_t(i)] = grew = true;
     }
