@@ -33,34 +33,35 @@ DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out, st
   broadphase(in.broadphase, boxes, *in.is_static, pairs);
 
   // A pair's speculative reach (DetectInput::travel). While neither body's velocity changes in
-  // the step, the pair can close only its relative travel. A body with a contact that can close
-  // ("touched") may be stopped in the step, as the lowest of a falling column is by the floor,
-  // so a pair with such a body also gets that body's own travel, its stopping distance; never
-  // more than the sum of both reaches, the bound without relative motion.
+  // the step, the pair can close only its relative travel t_a - t_b. A body with a contact that
+  // can close ("touched") may be stopped within the step, as the lowest of a falling column is by
+  // the floor: its displacement is then s t with s anywhere in [0, 1] (an inelastic stop), and
+  // an untouched body's is its whole travel t. The pair's relative displacement s_a t_a - s_b t_b
+  // is linear in (s_a, s_b), so its length, and its component along any normal, is largest at a
+  // corner of that box: t_a - t_b, t_a (b stopped), t_b (a stopped) or 0. Never more than the
+  // sum of both reaches, the bound without relative motion.
   const std::vector<Vec3>* t = in.travel;
   std::vector<std::uint8_t> touched(nb, 0);  // dynamic bodies with a contact that can close
-  const auto relative = [&](std::size_t a, std::size_t b) {
-    return ((*t)[a] - (*t)[b]).norm() + (*in.turn)[a] + (*in.turn)[b] + in.accel_reach;
-  };
+  const auto rotation = [&](std::size_t a, std::size_t b) { return (*in.turn)[a] + (*in.turn)[b] + in.accel_reach; };
   const auto pair_reach = [&](std::size_t a, std::size_t b) {
     const double sum = reach(a) + reach(b);
     if (!t) return sum;
-    double r = relative(a, b);
-    if (touched[a]) r += (*t)[a].norm();
-    if (touched[b]) r += (*t)[b].norm();
-    return std::min(r, sum);
+    double r = ((*t)[a] - (*t)[b]).norm();
+    if (touched[a]) r = std::max(r, (*t)[a].norm());
+    if (touched[b]) r = std::max(r, (*t)[b].norm());
+    return std::min(r + rotation(a, b), sum);
   };
-  // Whether a contact can close in the step: its gap against what its bodies can travel along
-  // its normal, with the stopping distance of a touched body. Directional, so that the
-  // neighbours of a stopped body touch it only if they move towards it (a column, not the
-  // bodies falling beside it), and a column passes the stop on from body to body.
+  // Whether a contact can close in the step: its gap against the largest displacement of the
+  // corners above along its normal. Directional, so that the neighbours of a stopped body touch
+  // it only if they move towards it (a column, not the bodies falling beside it), and a column
+  // passes the stop on from body to body.
   const auto can_close = [&](const Contact& c) {
     const auto a = std::size_t(c.body_a), b = std::size_t(c.body_b);
     const Vec3& n = c.normal;
-    double closing = std::abs(((*t)[a] - (*t)[b]).dot(n)) + (*in.turn)[a] + (*in.turn)[b] + in.accel_reach;
-    if (touched[a]) closing += std::abs((*t)[a].dot(n));
-    if (touched[b]) closing += std::abs((*t)[b].dot(n));
-    return -c.depth <= closing;
+    double closing = std::abs(((*t)[a] - (*t)[b]).dot(n));
+    if (touched[a]) closing = std::max(closing, std::abs((*t)[a].dot(n)));
+    if (touched[b]) closing = std::max(closing, std::abs((*t)[b].dot(n)));
+    return -c.depth <= closing + rotation(a, b);
   };
 
   // Passes over the pairs whose reach grew, until no body becomes touched: the first pass takes

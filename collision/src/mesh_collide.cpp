@@ -83,30 +83,57 @@ double overlap_along(const Placed& a, const Placed& b, const Vec3& n) {
   return n.dot(xa - xb);
 }
 
-// A convex polytope in world coordinates: vertices, outward face normals, edge directions.
-struct WorldPolytope {
-  AxisList v, faces, edges;
+// A convex polytope in world coordinates, as the separating-axis test reads it: vertices,
+// outward face normals, edge directions (spans into the storage of a WorldTriangle or a
+// WorldPolytope).
+struct PolytopeView {
+  const Vec3* v;
+  int nv;
+  const Vec3* faces;
+  int nf;
+  const Vec3* edges;
+  int ne;
+  Vec3 centre;
+  double max_along(const Vec3& n) const {
+    double x = -std::numeric_limits<double>::infinity();
+    for (int i = 0; i < nv; ++i) x = std::max(x, n.dot(v[i]));
+    return x;
+  }
+  double min_along(const Vec3& n) const {
+    double x = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < nv; ++i) x = std::min(x, n.dot(v[i]));
+    return x;
+  }
+};
+
+// A triangle of a mesh in the world, 200 bytes: the mesh pairs keep one slot per triangle, so
+// a compact slot keeps a pair's triangles in cache (the funnel's jacks test thousands of
+// triangle pairs per body pair).
+struct WorldTriangle {
+  Vec3 v[3], faces[2], edges[3];
   Vec3 centre = Vec3::Zero();
   std::uint64_t stamp = 0;  // mesh_mesh: the call that set this slot
-  void set_triangle(const TriMesh& m, int t, const Pose& pose) {
+  void set(const TriMesh& m, int t, const Pose& pose) {
     const auto& tri = m.triangles[std::size_t(t)];
-    v.resize(3);
     for (std::size_t i = 0; i < 3; ++i) v[i] = pose.apply(m.vertices[std::size_t(tri[i])]);
-    const Vec3 n = pose.rotate(m.normals[std::size_t(t)]);
-    faces.resize(2);
-    faces[0] = n;
-    faces[1] = -n;
-    edges.resize(3);
+    faces[0] = pose.rotate(m.normals[std::size_t(t)]);
+    faces[1] = -faces[0];
     for (std::size_t i = 0; i < 3; ++i) edges[i] = (v[(i + 1) % 3] - v[i]).normalized();
     centre = (v[0] + v[1] + v[2]) / 3.0;
   }
-  // a box or a convex hull
-  void set_shape(const Shape& s, const Pose& pose) {
+  PolytopeView view() const { return {v, 3, faces, 2, edges, 3, centre}; }
+};
+
+// A box or a convex hull in the world.
+struct WorldPolytope {
+  AxisList v, faces, edges;
+  Vec3 centre = Vec3::Zero();
+  void set(const Shape& s, const Pose& pose) {
     // the loader fills box hulls; a hand-made box shape may not have one
     if (s.type == ShapeType::Box && s.hull.faces.size() != 6) {
       Shape filled = s;
       filled.hull = box_hull(s.half_extents);
-      set_shape(filled, pose);
+      set(filled, pose);
       return;
     }
     const ConvexHull& h = s.hull;
@@ -120,23 +147,14 @@ struct WorldPolytope {
     for (Vec3& e : edges) e = pose.rotate(e);
     centre = pose.p;
   }
-  double max_along(const Vec3& n) const {
-    double x = -std::numeric_limits<double>::infinity();
-    for (const Vec3& p : v) x = std::max(x, n.dot(p));
-    return x;
-  }
-  double min_along(const Vec3& n) const {
-    double x = std::numeric_limits<double>::infinity();
-    for (const Vec3& p : v) x = std::min(x, n.dot(p));
-    return x;
-  }
+  PolytopeView view() const { return {v.data(), int(v.size()), faces.data(), int(faces.size()), edges.data(), int(edges.size()), centre}; }
 };
 
 // Per-thread buffers of the mesh pairs, kept between calls so that the narrowphase does not
 // allocate in steady state (issue 12); every call clears what it uses.
 struct MeshScratch {
   std::vector<std::pair<int, int>> pairs, stack;
-  std::vector<WorldPolytope> world_a, world_b;
+  std::vector<WorldTriangle> world_a, world_b;
   std::uint64_t stamp = 0;
   std::vector<int> tris;
   std::vector<ContactPoint> reduce_in;
@@ -156,22 +174,22 @@ bool is_polytope(const Shape& s) { return s.type == ShapeType::Box || s.type == 
 // Stops at the first axis that separates them by more than `envelope`: the best depth only
 // decreases, so the pair is dropped (keep() is false) either way (the funnel spent 28% of its
 // time here, on triangle pairs whose boxes overlap but that are apart).
-Penetration polytope_sat(const WorldPolytope& a, const WorldPolytope& b, double scale, double envelope) {
+Penetration polytope_sat(const PolytopeView& a, const PolytopeView& b, double scale, double envelope) {
   Penetration best{Vec3::Zero(), std::numeric_limits<double>::infinity()};
   const auto consider = [&](const Vec3& n, double bias) {
     const double o = a.max_along(n) - b.min_along(n);
     if (o + bias < best.depth) best = {n, o};
     return !keep(best.depth, envelope);
   };
-  for (const Vec3& n : a.faces)
-    if (consider(n, 0.0)) return best;
-  for (const Vec3& n : b.faces)
-    if (consider(-n, 0.0)) return best;
+  for (int i = 0; i < a.nf; ++i)
+    if (consider(a.faces[i], 0.0)) return best;
+  for (int i = 0; i < b.nf; ++i)
+    if (consider(-b.faces[i], 0.0)) return best;
   const Vec3 centres = b.centre - a.centre;
   const double tol = 1e-9 * scale;
-  for (const Vec3& e1 : a.edges)
-    for (const Vec3& e2 : b.edges) {
-      Vec3 n = e1.cross(e2);
+  for (int i = 0; i < a.ne; ++i)
+    for (int j = 0; j < b.ne; ++j) {
+      Vec3 n = a.edges[i].cross(b.edges[j]);
       const double len = n.norm();
       if (len < 1e-6) continue;
       n /= len;
@@ -249,9 +267,10 @@ void mesh_convex(const ShapeLibrary& lib, const Placed& a, const Placed& b, doub
   const double scale = std::max(half_diagonal(lib, b) + 0.5 * (m.hi - m.lo).norm(), 1e-9);
   const std::size_t start = out.size();
   TriangleShape& triangle = scratch.tri_a;
-  WorldPolytope wt, wb;
+  WorldTriangle wt;
+  WorldPolytope wb;
   const bool polytope = is_polytope(b.shape);
-  if (polytope) wb.set_shape(b.shape, b.pose);
+  if (polytope) wb.set(b.shape, b.pose);
   for (int t : tris) {
     const auto& tri = m.triangles[std::size_t(t)];
     const Vec3 nt = a.pose.rotate(m.normals[std::size_t(t)]);
@@ -278,8 +297,8 @@ void mesh_convex(const ShapeLibrary& lib, const Placed& a, const Placed& b, doub
     const Placed tp{-1, triangle.set(m, t), a.pose};
     Penetration pen;
     if (polytope) {
-      wt.set_triangle(m, t, a.pose);
-      pen = polytope_sat(wt, wb, scale, env);
+      wt.set(m, t, a.pose);
+      pen = polytope_sat(wt.view(), wb.view(), scale, env);
       if (!keep(pen.depth, env)) continue;
     } else if (!penetration(tp, b, scale, env, pen)) {
       continue;
@@ -327,17 +346,17 @@ void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env
   // world triangles, computed on first use (a triangle meets several of the other's); the
   // slots are the thread's scratch, marked fresh by the call's stamp
   const std::uint64_t stamp = ++scratch.stamp;
-  std::vector<WorldPolytope>& world_a = scratch.world_a;
-  std::vector<WorldPolytope>& world_b = scratch.world_b;
+  std::vector<WorldTriangle>& world_a = scratch.world_a;
+  std::vector<WorldTriangle>& world_b = scratch.world_b;
   if (world_a.size() < ma.triangles.size()) world_a.resize(ma.triangles.size());
   if (world_b.size() < mb.triangles.size()) world_b.resize(mb.triangles.size());
-  const auto world = [stamp](std::vector<WorldPolytope>& w, const TriMesh& m, int t, const Pose& pose) -> const WorldPolytope& {
-    WorldPolytope& p = w[std::size_t(t)];
-    if (p.stamp != stamp) p.set_triangle(m, t, pose), p.stamp = stamp;
+  const auto world = [stamp](std::vector<WorldTriangle>& w, const TriMesh& m, int t, const Pose& pose) -> const WorldTriangle& {
+    WorldTriangle& p = w[std::size_t(t)];
+    if (p.stamp != stamp) p.set(m, t, pose), p.stamp = stamp;
     return p;
   };
   for (const auto& [i, j] : pairs) {
-    const WorldPolytope &wa = world(world_a, ma, i, a.pose), &wb = world(world_b, mb, j, b.pose);
+    const WorldTriangle &wa = world(world_a, ma, i, a.pose), &wb = world(world_b, mb, j, b.pose);
     // leaves hold several triangles: cull the pair by the triangles' own boxes first
     bool apart = false;
     for (int k = 0; k < 3 && !apart; ++k) {
@@ -347,7 +366,7 @@ void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env
     }
     if (apart) continue;
     const Vec3 &na = wa.faces[0], &nb = wb.faces[0];
-    Penetration pen = polytope_sat(wa, wb, scale, env);
+    Penetration pen = polytope_sat(wa.view(), wb.view(), scale, env);
     if (!keep(pen.depth, env)) continue;
     const Placed pa{-1, tri_a.set(ma, i), a.pose}, pb{-1, tri_b.set(mb, j), b.pose};
     const std::size_t first = out.size();

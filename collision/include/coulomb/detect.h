@@ -24,8 +24,10 @@ struct DetectInput {
   // narrowphase envelope is `envelope` plus what the pair can close in the step,
   //   |travel_a - travel_b| + turn_a + turn_b + accel_reach,
   // instead of the sum of both reaches, so that neighbours falling side by side get no contacts.
-  // The broadphase boxes still grow by `reach`. A fast pair still gets its whole closing
-  // distance, so it cannot tunnel.
+  // A body with a contact that can close may stop within the step: its pairs use
+  // max(|travel_a - travel_b|, |travel_a|, |travel_b|) for it (detect.cpp). The broadphase
+  // boxes still grow by `reach`. A fast pair still gets its whole closing distance, so it
+  // cannot tunnel.
   const std::vector<Vec3>* travel = nullptr;  // (nb) linear displacement over the step, v dt (unit: m)
   const std::vector<double>* turn = nullptr;  // (nb) bound on a surface point's travel by rotation, |w| r dt (unit: m)
   double accel_reach = 0.0;  // what an acceleration (gravity, a contact) can close in the step, |g| dt^2 (unit: m)
