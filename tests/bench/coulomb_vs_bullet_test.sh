@@ -19,7 +19,7 @@ for engine in coulomb bullet; do
 done
 number='-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?'
 while IFS= read -r line; do
-  for key in ms_per_step cpu_ms_per_step contacts max_penetration merit max_drift iterations threads steps \
+  for key in ms_per_step mean_ms_per_step cpu_ms_per_step contacts max_penetration merit max_drift iterations threads steps \
              sweep_ns_per_contact bytes_per_contact_sweep copy_bandwidth_gbs sweep_bandwidth_fraction; do
     echo "$line" | grep -Eq "\"$key\":$number[,}]" && ok || fail "field $key missing or not a finite number in: $line"
   done

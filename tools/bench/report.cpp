@@ -15,7 +15,7 @@ namespace bench {
 namespace {
 
 struct Summary {
-  double ms = 0.0, cpu_ms = 0.0, contacts = 0.0, merit = 0.0, solver_iterations = 0.0;
+  double ms = 0.0, mean_ms = 0.0, cpu_ms = 0.0, contacts = 0.0, merit = 0.0, solver_iterations = 0.0;
   int contacts_max = 0;
   std::array<double, 5> stage_ms{};  // medians, one stage at a time (so they need not add up to ms)
 };
@@ -23,6 +23,9 @@ struct Summary {
 Summary summarize(const RunResult& r) {
   Summary s;
   s.ms = median(r.ms);
+  // the mean is the whole run's time per step: a scene with a costly phase (the funnel's
+  // landing) has a median far below it
+  for (const double x : r.ms) s.mean_ms += x / double(r.ms.size());
   s.cpu_ms = median(r.cpu_ms);
   s.contacts = median(std::vector<double>(r.contacts.begin(), r.contacts.end()));
   s.contacts_max = r.contacts.empty() ? 0 : *std::max_element(r.contacts.begin(), r.contacts.end());
@@ -73,10 +76,10 @@ void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
               h.bodies, h.dt, h.steps, h.threads);
   std::printf("(Bullet runs single-threaded: btDiscreteDynamicsWorld is its sequential world, and Debian's\n"
               " Bullet is built without BT_THREADSAFE, so it has no parallel task scheduler)\n\n");
-  std::printf("%-8s %-14s %9s %9s %9s %13s %12s %12s %11s\n", "engine", "config", "iters", "ms/step", "cpu ms",
-              "contacts", "max pen [m]", "merit (med)", "drift [m]");
-  std::printf("%-8s %-14s %9s %9s %9s %13s %12s %12s %11s\n", "", "", "med/limit", "(median)", "(median)", "median/max",
-              "", "", "");
+  std::printf("%-8s %-14s %9s %9s %9s %9s %13s %12s %12s %11s\n", "engine", "config", "iters", "ms/step", "ms/step",
+              "cpu ms", "contacts", "max pen [m]", "merit (med)", "drift [m]");
+  std::printf("%-8s %-14s %9s %9s %9s %9s %13s %12s %12s %11s\n", "", "", "med/limit", "(median)", "(mean)", "(median)",
+              "median/max", "", "", "");
   std::vector<Summary> sums;
   for (const RunResult& r : runs) {
     const Summary s = summarize(r);
@@ -89,8 +92,8 @@ void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
     char iters[32];  // Bullet stops before its limit only at a zero residual (m_leastSquaresResidualThreshold 0)
     if (r.engine == "coulomb") std::snprintf(iters, sizeof iters, "%g/%d", s.solver_iterations, r.iterations);
     else std::snprintf(iters, sizeof iters, "%d", r.iterations);
-    std::printf("%-8s %-14s %9s %9.3f %9.3f %13s %12.2e %12s %11.2e\n", r.engine.c_str(), config(r).c_str(), iters, s.ms,
-                s.cpu_ms, contacts, r.max_penetration, merit, r.max_drift);
+    std::printf("%-8s %-14s %9s %9.3f %9.3f %9.3f %13s %12.2e %12s %11.2e\n", r.engine.c_str(), config(r).c_str(), iters,
+                s.ms, s.mean_ms, s.cpu_ms, contacts, r.max_penetration, merit, r.max_drift);
   }
   for (const RunResult& r : runs) {
     if (!r.failure.empty()) std::printf("  %s %s stopped after %d steps: %s\n", r.engine.c_str(), config(r).c_str(),
@@ -101,14 +104,14 @@ void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
                   config(r).c_str(), r.reconstruction_error);
   }
 
-  std::printf("\nCoulomb / Bullet        ms per step   cpu ms per step       merit\n");
+  std::printf("\nCoulomb / Bullet     ms (median)   ms (mean)   cpu ms (median)       merit\n");
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (runs[i].engine != "coulomb") continue;
     for (std::size_t j = 0; j < runs.size(); ++j) {
       if (runs[j].engine != "bullet") continue;
       const std::string pair = config(runs[i]) + " / " + config(runs[j]);
-      std::printf("%-22s %10.2fx %16.2fx %12.2ex\n", pair.c_str(), sums[i].ms / sums[j].ms, sums[i].cpu_ms / sums[j].cpu_ms,
-                  sums[i].merit / sums[j].merit);
+      std::printf("%-22s %10.2fx %10.2fx %16.2fx %12.2ex\n", pair.c_str(), sums[i].ms / sums[j].ms,
+                  sums[i].mean_ms / sums[j].mean_ms, sums[i].cpu_ms / sums[j].cpu_ms, sums[i].merit / sums[j].merit);
     }
   }
 
@@ -132,9 +135,9 @@ void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
 }
 
 void print_markdown(const ReportHeader& h, const std::vector<RunResult>& runs) {
-  std::printf("| scene | engine | config | iters | threads | steps | ms/step | cpu ms/step | contacts med/max | max pen [m] | "
+  std::printf("| scene | engine | config | iters | threads | steps | ms/step | mean ms/step | cpu ms/step | contacts med/max | max pen [m] | "
               "merit (med) | drift [m] | sweep ns/contact | Coulomb/Bullet: ms, merit |\n");
-  std::printf("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+  std::printf("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
   for (const RunResult& r : runs) {
     const Summary s = summarize(r);
     std::string ratios;
@@ -143,16 +146,16 @@ void print_markdown(const ReportHeader& h, const std::vector<RunResult>& runs) {
         if (b.engine != "bullet") continue;
         const Summary bs = summarize(b);
         char buf[96];
-        std::snprintf(buf, sizeof buf, "%svs %s: %.2fx, %.1e", ratios.empty() ? "" : "; ", config(b).c_str(),
-                      s.ms / bs.ms, s.merit / bs.merit);
+        std::snprintf(buf, sizeof buf, "%svs %s: %.2fx (mean %.2fx), %.1e", ratios.empty() ? "" : "; ", config(b).c_str(),
+                      s.ms / bs.ms, s.mean_ms / bs.mean_ms, s.merit / bs.merit);
         ratios += buf;
       }
     }
     char merit[32] = "n/a";
     if (!r.merit.empty()) std::snprintf(merit, sizeof merit, "%.1e", s.merit);
-    std::printf("| %s | %s | %s | %d | %d | %d%s | %.3f | %.3f | %g/%d | %.1e | %s | %.1e | %.1f | %s |\n",
+    std::printf("| %s | %s | %s | %d | %d | %d%s | %.3f | %.3f | %.3f | %g/%d | %.1e | %s | %.1e | %.1f | %s |\n",
                 h.scene.c_str(), r.engine.c_str(), config(r).c_str(), r.iterations, r.threads, r.steps,
-                r.failure.empty() ? "" : " (stopped)", s.ms, s.cpu_ms, s.contacts, s.contacts_max, r.max_penetration, merit, r.max_drift,
+                r.failure.empty() ? "" : " (stopped)", s.ms, s.mean_ms, s.cpu_ms, s.contacts, s.contacts_max, r.max_penetration, merit, r.max_drift,
                 sweep_cost(r, h.copy_bandwidth_gbs).sweep_ns, ratios.c_str());
   }
 }
@@ -169,6 +172,7 @@ void print_json_lines(const ReportHeader& h, const std::vector<RunResult>& runs)
                         {"steps", r.steps},
                         {"window_from", r.window_from},
                         {"ms_per_step", number_or_null(s.ms)},
+                        {"mean_ms_per_step", number_or_null(s.mean_ms)},
                         {"cpu_ms_per_step", number_or_null(s.cpu_ms)},
                         {"contacts", number_or_null(s.contacts)},
                         {"contacts_max", s.contacts_max},
@@ -192,6 +196,7 @@ void print_json_lines(const ReportHeader& h, const std::vector<RunResult>& runs)
         const Summary bs = summarize(b);
         ratios.push_back({{"bullet_iterations", b.iterations},
                           {"ms_ratio", number_or_null(s.ms / bs.ms)},
+                          {"mean_ms_ratio", number_or_null(s.mean_ms / bs.mean_ms)},
                           {"cpu_ms_ratio", number_or_null(s.cpu_ms / bs.cpu_ms)},
                           {"merit_ratio", number_or_null(s.merit / bs.merit)}});
       }
