@@ -152,8 +152,16 @@ struct WorldPolytope {
 
 // Per-thread buffers of the mesh pairs, kept between calls so that the narrowphase does not
 // allocate in steady state (issue 12); every call clears what it uses.
+// a triangle pair that the separating-axis test kept, and its axis
+struct TrianglePair {
+  int i, j;
+  std::size_t order;  // in the tree walk
+  Penetration pen;
+};
+
 struct MeshScratch {
   std::vector<std::pair<int, int>> pairs, stack;
+  std::vector<TrianglePair> kept;
   std::vector<WorldTriangle> world_a, world_b;
   std::uint64_t stamp = 0;
   std::vector<int> tris;
@@ -195,6 +203,45 @@ Penetration polytope_sat(const PolytopeView& a, const PolytopeView& b, double sc
       n /= len;
       if (n.dot(centres) < 0.0) n = -n;
       if (consider(n, tol)) return best;
+    }
+  return best;
+}
+
+// polytope_sat for two triangles, with the same axes in the same order and the same results to
+// the bit, at half the dot products: a face axis and its opposite share one set of dots
+// ((-n) . x is -(n . x) exactly), and the loops have fixed length.
+Penetration triangle_sat(const WorldTriangle& a, const WorldTriangle& b, double scale, double envelope) {
+  Penetration best{Vec3::Zero(), std::numeric_limits<double>::infinity()};
+  const auto consider = [&](const Vec3& n, double o, double bias) {
+    if (o + bias < best.depth) best = {n, o};
+    return !keep(best.depth, envelope);
+  };
+  const auto range = [](const Vec3 (&v)[3], const Vec3& n, double& lo, double& hi) {
+    const double d0 = n.dot(v[0]), d1 = n.dot(v[1]), d2 = n.dot(v[2]);
+    lo = std::min({d0, d1, d2});
+    hi = std::max({d0, d1, d2});
+  };
+  double lo_a, hi_a, lo_b, hi_b;
+  const Vec3& na = a.faces[0];
+  range(a.v, na, lo_a, hi_a);
+  range(b.v, na, lo_b, hi_b);
+  if (consider(na, hi_a - lo_b, 0.0) || consider(-na, -lo_a - -hi_b, 0.0)) return best;
+  const Vec3& nb = b.faces[0];
+  range(a.v, nb, lo_a, hi_a);
+  range(b.v, nb, lo_b, hi_b);
+  if (consider(-nb, -lo_a - -hi_b, 0.0) || consider(nb, hi_a - lo_b, 0.0)) return best;
+  const Vec3 centres = b.centre - a.centre;
+  const double tol = 1e-9 * scale;
+  for (const Vec3& e1 : a.edges)
+    for (const Vec3& e2 : b.edges) {
+      Vec3 n = e1.cross(e2);
+      const double len = n.norm();
+      if (len < 1e-6) continue;
+      n /= len;
+      if (n.dot(centres) < 0.0) n = -n;
+      range(a.v, n, lo_a, hi_a);
+      range(b.v, n, lo_b, hi_b);
+      if (consider(n, hi_a - lo_b, tol)) return best;
     }
   return best;
 }
@@ -355,19 +402,46 @@ void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env
     if (p.stamp != stamp) p.set(m, t, pose), p.stamp = stamp;
     return p;
   };
-  for (const auto& [i, j] : pairs) {
+  // 1. the separating-axis test of the triangle pairs whose boxes meet, and the deepest
+  // kMaxTrianglePairs of them (deeper than max_depth ranked last). The boxes' overlap bounds a
+  // pair's depth from above, so once kMaxTrianglePairs are kept, a pair whose boxes overlap less
+  // than the shallowest of them (a min-heap) cannot rank among them and skips the test.
+  const auto rank = [max_depth](double depth) { return depth > max_depth ? -depth : depth + max_depth; };
+  const auto deeper = [&](const TrianglePair& x, const TrianglePair& y) {
+    const double rx = rank(x.pen.depth), ry = rank(y.pen.depth);
+    return rx > ry || (rx == ry && x.order < y.order);
+  };
+  std::vector<TrianglePair>& kept = scratch.kept;  // a heap, the shallowest on top, once full
+  kept.clear();
+  const std::size_t cap = std::size_t(kMaxTrianglePairs);
+  for (std::size_t e = 0; e < pairs.size(); ++e) {
+    const auto [i, j] = pairs[e];
     const WorldTriangle &wa = world(world_a, ma, i, a.pose), &wb = world(world_b, mb, j, b.pose);
     // leaves hold several triangles: cull the pair by the triangles' own boxes first
-    bool apart = false;
-    for (int k = 0; k < 3 && !apart; ++k) {
+    double box_overlap = std::numeric_limits<double>::infinity();
+    for (int k = 0; k < 3; ++k) {
       const double lo_a = std::min({wa.v[0][k], wa.v[1][k], wa.v[2][k]}), hi_a = std::max({wa.v[0][k], wa.v[1][k], wa.v[2][k]});
       const double lo_b = std::min({wb.v[0][k], wb.v[1][k], wb.v[2][k]}), hi_b = std::max({wb.v[0][k], wb.v[1][k], wb.v[2][k]});
-      apart = lo_a > hi_b + env || lo_b > hi_a + env;
+      box_overlap = std::min({box_overlap, hi_a - lo_b, hi_b - lo_a});
     }
-    if (apart) continue;
-    const Vec3 &na = wa.faces[0], &nb = wb.faces[0];
-    Penetration pen = polytope_sat(wa.view(), wb.view(), scale, env);
+    if (!keep(box_overlap, env)) continue;
+    if (kept.size() == cap && std::min(box_overlap, max_depth) + max_depth < rank(kept.front().pen.depth)) continue;
+    const Penetration pen = triangle_sat(wa, wb, scale, env);
     if (!keep(pen.depth, env)) continue;
+    const TrianglePair p{i, j, e, pen};
+    if (kept.size() < cap) {
+      kept.push_back(p);
+      if (kept.size() == cap) std::make_heap(kept.begin(), kept.end(), deeper);
+    } else if (deeper(p, kept.front())) {
+      std::pop_heap(kept.begin(), kept.end(), deeper);
+      kept.back() = p;
+      std::push_heap(kept.begin(), kept.end(), deeper);
+    }
+  }
+  // 2. their contact points, in the tree walk's order
+  std::sort(kept.begin(), kept.end(), [](const TrianglePair& x, const TrianglePair& y) { return x.order < y.order; });
+  for (const auto& [i, j, order, pen] : kept) {
+    const Vec3 &na = world_a[std::size_t(i)].faces[0], &nb = world_b[std::size_t(j)].faces[0];
     const Placed pa{-1, tri_a.set(ma, i), a.pose}, pb{-1, tri_b.set(mb, j), b.pose};
     const std::size_t first = out.size();
     if (keeps_axis(ma, i, a.pose, pen.n, na) && keeps_axis(mb, j, b.pose, -pen.n, nb)) {

@@ -21,6 +21,11 @@ void mesh_mesh(const ShapeLibrary& lib, const Placed& a, const Placed& b, double
 // At most kMaxMeshManifolds groups are kept, the deepest first.
 inline constexpr double kClusterCos = 0.9396926207859084;  // cos(20 deg)
 inline constexpr int kMaxMeshManifolds = 4;
+// A mesh-mesh pair makes contact points for at most this many triangle pairs, the deepest ones
+// (at most kMaxMeshManifolds x 4 points survive the reduction). Two jacks within a speculative
+// envelope of a few centimetres keep hundreds of triangle pairs, and each clipped manifold but
+// the deepest few is reduced away: the funnel's landing spent most of its detection there.
+inline constexpr int kMaxTrianglePairs = 64;
 void reduce_mesh_contacts(std::vector<ContactPoint>& pts, std::size_t from, double duplicate_distance);
 
 }  // namespace coulomb::detail

@@ -282,5 +282,30 @@ TEST(MeshContact, JackTouchesWithSeveralArms) {
   EXPECT_TRUE(up && side) << pts.size() << " points";
 }
 
+
+// A speculative envelope as large as the bodies keeps nearly every triangle pair of two jacks
+// (hundreds); only the deepest kMaxTrianglePairs make contact points. The real contact, the
+// deepest point, is the same as with a small envelope, and the reduction still bounds the count.
+TEST(MeshContact, WideEnvelopeKeepsTheDeepestContactOfTwoJacks) {
+  ShapeLibrary lib;
+  const int jack = lib.add(mesh_shape(jack_surface(0.1, 2)));
+  // the upper jack's bottom arm end sinks 2 mm into the lower jack's top arm end, shifted sideways
+  const Pose lower{}, upper{Vec3(0.02, -0.01, 0.5 - 0.002), Quat::Identity()};
+  std::vector<ContactPoint> narrow, wide;
+  coulomb::collide(lib, jack, lower, jack, upper, 0.01, narrow);
+  coulomb::collide(lib, jack, lower, jack, upper, 0.6, wide);
+  ASSERT_FALSE(narrow.empty());
+  ASSERT_FALSE(wide.empty());
+  const auto deepest = [](const std::vector<ContactPoint>& pts) {
+    return *std::max_element(pts.begin(), pts.end(), [](const ContactPoint& x, const ContactPoint& y) { return x.depth < y.depth; });
+  };
+  const ContactPoint dn = deepest(narrow), dw = deepest(wide);
+  EXPECT_NEAR(dn.depth, 0.002, 1e-9);
+  EXPECT_NEAR(dw.depth, dn.depth, 1e-12);
+  EXPECT_NEAR(dw.normal.z(), 1.0, 1e-9);
+  EXPECT_LE(wide.size(), std::size_t(4 * 4));  // kMaxMeshManifolds groups of 4
+  for (const ContactPoint& p : wide) EXPECT_GT(p.depth, -0.6);
+}
+
 }  // namespace
 }  // namespace coulomb
