@@ -31,6 +31,18 @@ DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out, st
 
   std::vector<std::pair<int, int>> pairs;
   broadphase(in.broadphase, boxes, *in.is_static, pairs);
+  // The gap between two bodies' boxes without their reach (grown by margin + envelope only, at
+  // least the envelope the narrowphase adds to the pair's reach): a pair whose gap exceeds what
+  // it can close has no contact, and skips the narrowphase. Falling bodies' boxes grow by their
+  // whole travel, so most of their broadphase pairs are such (the funnel: 20,869 pairs and
+  // 3,410 contacts at step 50).
+  const auto box_gap = [&](std::size_t a, std::size_t b) {
+    const Aabb &ba = boxes[a], &bb = boxes[b];
+    const double ra = reach(a), rb = reach(b);
+    double gap = 0.0;
+    for (int k = 0; k < 3; ++k) gap = std::max({gap, (bb.lo[k] + rb) - (ba.hi[k] - ra), (ba.lo[k] + ra) - (bb.hi[k] - rb)});
+    return gap;
+  };
 
   // A pair's speculative reach (DetectInput::travel). While neither body's velocity changes in
   // the step, the pair can close only its relative travel t_a - t_b. A body with a contact that
@@ -94,6 +106,7 @@ DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out, st
       for (std::size_t k = chunk * kPairsPerChunk; k < end; ++k) {
         const std::size_t e = todo[k];
         const auto [a, b] = pairs[e];
+        if (box_gap(std::size_t(a), std::size_t(b)) > used[e]) continue;  // farther apart than the pair can close
         pts.clear();
         collide(*in.shapes, (*in.body_shape)[std::size_t(a)], (*in.shape_pose)[std::size_t(a)],
                 (*in.body_shape)[std::size_t(b)], (*in.shape_pose)[std::size_t(b)], in.envelope + used[e], pts);
