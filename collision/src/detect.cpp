@@ -142,16 +142,23 @@ DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out, st
 }
 
 void detect_uncovered_pairs(const DetectInput& in, const std::vector<std::pair<int, int>>& pairs,
-                            const std::vector<Contact>& covered, std::vector<Contact>& out) {
+                            const std::vector<Contact>& covered, std::vector<Contact>& out,
+                            const std::vector<std::uint8_t>* deflected) {
   // the pairs to run: no contact in `covered` (both lists are sorted by pair), boxes overlapping
   std::vector<std::pair<int, int>> todo;
+  std::vector<Aabb> boxes(in.body_shape->size());  // computed once per body, on first use
+  std::vector<std::uint8_t> boxed(in.body_shape->size(), 0);
+  const auto box = [&](int i) -> const Aabb& {
+    const auto u = std::size_t(i);
+    if (!boxed[u]) boxes[u] = in.shapes->aabb((*in.body_shape)[u], (*in.shape_pose)[u], in.envelope), boxed[u] = 1;
+    return boxes[u];
+  };
   std::size_t k = 0;
   for (const auto& [a, b] : pairs) {
     while (k < covered.size() && std::pair(covered[k].body_a, covered[k].body_b) < std::pair(a, b)) ++k;
     if (k < covered.size() && covered[k].body_a == a && covered[k].body_b == b) continue;
-    const Aabb ba = in.shapes->aabb((*in.body_shape)[std::size_t(a)], (*in.shape_pose)[std::size_t(a)], in.envelope);
-    const Aabb bb = in.shapes->aabb((*in.body_shape)[std::size_t(b)], (*in.shape_pose)[std::size_t(b)], in.envelope);
-    if (ba.overlaps(bb)) todo.emplace_back(a, b);
+    if (deflected && !(*deflected)[std::size_t(a)] && !(*deflected)[std::size_t(b)]) continue;
+    if (box(a).overlaps(box(b))) todo.emplace_back(a, b);
   }
   const std::size_t nchunks = (todo.size() + kPairsPerChunk - 1) / kPairsPerChunk;
   std::vector<std::vector<Contact>> found(nchunks);

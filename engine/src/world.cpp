@@ -478,13 +478,20 @@ void World::assemble_joints() {
 // step's speculative contacts cover what each pair could close with its velocities at the
 // detection; a pair that came together only because the solve changed a velocity (a body
 // deflected sideways) has no contact among them, so the step's candidate pairs without contacts
-// are run through the narrowphase at q^{t+1} (detect_uncovered_pairs): few, and only where
-// their boxes overlap.
+// are run through the narrowphase at q^{t+1} (detect_uncovered_pairs): only those with a body
+// whose velocity the solve changed (a free-flying pair moved as detection predicted), and only
+// where their boxes overlap. CCD moves bodies too, so with it every such pair is run.
 void World::stabilize() {
   const DetectInput in = posed_input(end_poses_);
   refresh_contacts(contacts_, poses_, end_poses_, gap_contacts_);
+  std::vector<std::uint8_t> deflected;
+  if (!scene_.ccd) {
+    deflected.assign(std::size_t(model_.size()), 0);
+    for (std::size_t i = 0; i < deflected.size(); ++i)
+      deflected[i] = !model_.fixed[i] && (state_.v[i] != u_free_[i].head<3>() || state_.w[i] != u_free_[i].tail<3>());
+  }
   std::vector<Contact> added;
-  detect_uncovered_pairs(in, step_pairs_, contacts_, added);
+  detect_uncovered_pairs(in, step_pairs_, contacts_, added, scene_.ccd ? nullptr : &deflected);
   drop_jointed_contacts(added);
   if (!added.empty()) {
     gap_contacts_.insert(gap_contacts_.end(), added.begin(), added.end());

@@ -50,9 +50,13 @@ DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out,
 // contacts within in.envelope (no reach) are appended to `out`, unsorted. Post-stabilisation
 // runs it at q^{t+1} over the step's candidate pairs, for the pairs that came together during
 // the step without a contact (a body deflected by a collision); the rest reuse their contacts
-// (refresh_contacts). Parallel; the output does not depend on the thread count.
+// (refresh_contacts). With `deflected` (nb flags) given, only the pairs with a deflected body
+// are run: a pair whose bodies both moved as detection predicted stayed apart by more than the
+// envelope, since detection found no contact within its reach. Parallel; the output does not
+// depend on the thread count.
 void detect_uncovered_pairs(const DetectInput& in, const std::vector<std::pair<int, int>>& pairs,
-                            const std::vector<Contact>& covered, std::vector<Contact>& out);
+                            const std::vector<Contact>& covered, std::vector<Contact>& out,
+                            const std::vector<std::uint8_t>* deflected = nullptr);
 
 // The contacts `in`, found at the shape poses `before`, carried to the poses `after` without a
 // new detection (as Bullet's btPersistentManifold::refreshContactPoints): each contact's two
