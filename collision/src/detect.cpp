@@ -54,6 +54,8 @@ DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out, st
   // sum of both reaches, the bound without relative motion.
   const std::vector<Vec3>* t = in.travel;
   std::vector<std::uint8_t> touched(nb, 0);  // dynamic bodies with a contact that can close
+  if (t && in.touched_hint)
+    for (std::size_t i = 0; i < nb; ++i) touched[i] = (*in.touched_hint)[i] && !(*in.is_static)[i];
   const auto rotation = [&](std::size_t a, std::size_t b) { return (*in.turn)[a] + (*in.turn)[b] + in.accel_reach; };
   const auto pair_reach = [&](std::size_t a, std::size_t b) {
     const double sum = reach(a) + reach(b);

@@ -25,7 +25,7 @@ inline constexpr int kMaxMeshManifolds = 4;
 // (at most kMaxMeshManifolds x 4 points survive the reduction). Two jacks within a speculative
 // envelope of a few centimetres keep hundreds of triangle pairs, and each clipped manifold but
 // the deepest few is reduced away: the funnel's landing spent most of its detection there.
-inline constexpr int kMaxTrianglePairs = 64;
+inline constexpr int kMaxTrianglePairs = 32;
 void reduce_mesh_contacts(std::vector<ContactPoint>& pts, std::size_t from, double duplicate_distance);
 
 }  // namespace coulomb::detail

@@ -371,9 +371,17 @@ DetectInput World::detect_input() {
     turn_[k] = moves ? dt * state_.w[k].norm() * bound_radius_[k] : 0.0;
     reach_[k] = moves ? travel_[k].norm() + turn_[k] + accel : 0.0;
   }
+  // bodies a contact pushed in the previous step (the contact cache, part of the state) are
+  // likely stopped again: touched from the start (DetectInput::touched_hint)
+  touched_hint_.assign(std::size_t(nb), 0);
+  for (const CachedContactImpulse& c : cache_)
+    if (c.impulse != Vec3::Zero())
+      for (const int i : {c.a, c.b})
+        if (i >= 0 && i < nb && !model_.fixed[std::size_t(i)]) touched_hint_[std::size_t(i)] = 1;
   in.reach = &reach_;
   in.travel = &travel_;
   in.turn = &turn_;
+  in.touched_hint = &touched_hint_;
   in.accel_reach = accel;
   in.broadphase = settings_.broadphase;
   return in;

@@ -30,6 +30,12 @@ struct DetectInput {
   // cannot tunnel.
   const std::vector<Vec3>* travel = nullptr;  // (nb) linear displacement over the step, v dt (unit: m)
   const std::vector<double>* turn = nullptr;  // (nb) bound on a surface point's travel by rotation, |w| r dt (unit: m)
+  // (nb) bodies taken as touched (may stop within the step) from the start, or null: the
+  // touched bodies are found in passes over the contacts, and a pair whose body becomes touched
+  // runs the narrowphase again with the larger reach; bodies a contact pushed in the previous
+  // step are likely to be touched again, and their pairs then run once (the funnel's landing:
+  // 1.8 narrowphase calls per pair and 9 passes per step without the hint)
+  const std::vector<std::uint8_t>* touched_hint = nullptr;
   double accel_reach = 0.0;  // what an acceleration (gravity, a contact) can close in the step, |g| dt^2 (unit: m)
   BroadphaseType broadphase = BroadphaseType::Grid;  // same pairs either way (collision/README.md)
 };

@@ -213,6 +213,7 @@ class World {
   std::vector<Pose> ccd_before_;  // (nb) body poses before the position update being swept (collision.ccd)
   std::vector<Vec3> travel_;    // (nb) v dt at the current detection (DetectInput::travel)
   std::vector<double> turn_;    // (nb) |w| r dt at the current detection (DetectInput::turn)
+  std::vector<std::uint8_t> touched_hint_;  // (nb) DetectInput::touched_hint
   ContactProblem problem_;
   ContactProblem gap_problem_;         // post-stabilisation
   std::vector<Contact> gap_contacts_;  // post-stabilisation
