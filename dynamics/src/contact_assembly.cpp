@@ -21,7 +21,7 @@ ContactRows contact_rows(const Vec3& n, const Vec3& t, const Vec3& s, const Vec3
   ContactRows J;
   J.lin.row(0) = n.transpose();
   J.lin.row(1) = t.transpose();
-  J.lin.row(2) = s.transpose();
+  J.lin.row(2) = s.transpose();  // row 3 (torsion) stays zero
   J.ang_a.row(0) = -r_a.cross(n).transpose();
   J.ang_a.row(1) = -r_a.cross(t).transpose();
   J.ang_a.row(2) = -r_a.cross(s).transpose();

@@ -8,28 +8,28 @@ namespace coulomb {
 
 Mat46 ContactRows::J_a() const {
   Mat46 J = Mat46::Zero();
-  J.topLeftCorner<3, 3>() = -lin;
+  J.leftCols<3>() = -lin;
   J.rightCols<3>() = ang_a;
   return J;
 }
 
 Mat46 ContactRows::J_b() const {
   Mat46 J = Mat46::Zero();
-  J.topLeftCorner<3, 3>() = lin;
+  J.leftCols<3>() = lin;
   J.rightCols<3>() = ang_b;
   return J;
 }
 
 Mat64 ContactRows::MinvJT_a() const {
   Mat64 M = Mat64::Zero();
-  M.topLeftCorner<3, 3>() = -inv_mass_a * lin.transpose();
+  M.topRows<3>() = -inv_mass_a * lin.transpose();
   M.bottomRows<3>() = minv_ang_a;
   return M;
 }
 
 Mat64 ContactRows::MinvJT_b() const {
   Mat64 M = Mat64::Zero();
-  M.topLeftCorner<3, 3>() = inv_mass_b * lin.transpose();
+  M.topRows<3>() = inv_mass_b * lin.transpose();
   M.bottomRows<3>() = minv_ang_b;
   return M;
 }
@@ -60,14 +60,14 @@ void ContactProblem::add_contact(int a, int b_body, const Mat46& Ja, const Mat46
     throw std::invalid_argument("ContactProblem::add_contact: the Jacobian blocks lack the contact structure of seed 000 "
                                 "eq. 56 (J_a's linear part -J_b's, no linear part in the torsion row)");
   ContactRows J;
-  J.lin = Jb.topLeftCorner<3, 3>();
+  J.lin = Jb.leftCols<3>();
   J.ang_a = Ja.rightCols<3>();
   J.ang_b = Jb.rightCols<3>();
   add_contact(a, b_body, J, bias, mu_k, position);
 }
 
 // M^-1 J^T: the linear part is +-L^T / m, the angular part I^-1 A^T (eq. 59-60); A_kk from the
-// same compact blocks: (1/m_a + 1/m_b) L L^T on the n, t, s rows plus A_a I_a^-1 A_a^T + A_b I_b^-1 A_b^T.
+// same compact blocks: (1/m_a + 1/m_b) L L^T plus A_a I_a^-1 A_a^T + A_b I_b^-1 A_b^T.
 void ContactProblem::finalize() {
   const int nc = num_contacts();
   COULOMB_ASSERT(inv_inertia.size() == inv_mass.size(), "ContactProblem: one inverse inertia per body");
@@ -80,9 +80,7 @@ void ContactProblem::finalize() {
     r.inv_mass_b = inv_mass[bb];
     r.minv_ang_a = inv_inertia[a] * r.ang_a.transpose();
     r.minv_ang_b = inv_inertia[bb] * r.ang_b.transpose();
-    Mat4 A = r.ang_a * r.minv_ang_a + r.ang_b * r.minv_ang_b;
-    A.topLeftCorner<3, 3>() += (r.inv_mass_a + r.inv_mass_b) * (r.lin * r.lin.transpose());
-    A_diag[i] = A;
+    A_diag[i] = (r.inv_mass_a + r.inv_mass_b) * (r.lin * r.lin.transpose()) + r.ang_a * r.minv_ang_a + r.ang_b * r.minv_ang_b;
   }
   finalized = true;
   joints.finalize(inv_mass, inv_inertia);
@@ -92,8 +90,8 @@ void ContactProblem::body_impulse_response(const std::vector<Vec4>& lambda, std:
   w.assign(std::size_t(num_bodies()), Vec6::Zero());
   for (std::size_t k = 0; k < body_a.size(); ++k) {
     const Vec3 lin_l = rows[k].lin_response(lambda[k]);
-    w[std::size_t(body_a[k])] += rows[k].response_a(lambda[k], lin_l);
-    w[std::size_t(body_b[k])] += rows[k].response_b(lambda[k], lin_l);
+    rows[k].add_response_a(lambda[k], lin_l, w[std::size_t(body_a[k])]);
+    rows[k].add_response_b(lambda[k], lin_l, w[std::size_t(body_b[k])]);
   }
 }
 

@@ -121,12 +121,12 @@ constexpr double kMinDecrease = 1e-6;
 // y = Q^T C z / sqrt(scale) maps F onto an axis-aligned ellipsoid with semi-axes
 // lambda_n / sqrt(scale L_i), where prox_ellipsoid applies (section 4.1); for R_f = r I this is
 // the plain Euclidean projection of eq. 21b.
-// The hot part, read by every visit (80 bytes, contiguous over the contacts): a sticking contact
+// The hot part, read by every visit (96 bytes, contiguous over the contacts): a sticking contact
 // with a diagonal R0 reads nothing else. ContactMetric holds the rest.
 struct ContactMetric;
 struct ContactR {
   Vec4 r_diag = Vec4::Zero();       // R0's diagonal, when it is diagonal
-  Vec3 inv_mu = Vec3::Zero();       // 1 / mu of the active coordinates (idx order)
+  Vec4 inv_mu_row = Vec4::Zero();   // 1 / mu per row (t, s, tau), 0 for the normal row and rows without friction
   std::array<int, 3> idx{};         // 0 = t, 1 = s, 2 = tau
   int nf = 0;                       // friction coordinates with mu > 0 (their indices in idx)
   bool diagonal = false;            // R0 is diagonal (global and local strategies)
@@ -145,19 +145,7 @@ struct ContactMetric {
 Vec3 ContactR::prox(const Vec3& z, double lambda_n, double scale, const ContactMetric& m) const {
   Vec3 out = Vec3::Zero();
   if (nf == 0 || !(lambda_n > 0.0)) return out;
-  // Fast path for a sticking contact: z_f inside F = {sum (x_i / mu_i)^2 <= lambda_n^2} is its
-  // own projection in every metric, so the ellipsoid map is skipped (most contacts of a
-  // resting stack). The test is eq. 28's f <= 0 with the y-scaling cancelled: no division.
-  // An underflowing lambda_n^2 fails it and takes the careful path below.
-  double f = 0.0;
-  for (int i = 0; i < nf; ++i) {
-    const double q = z[idx[std::size_t(i)]] * inv_mu[i];
-    f += q * q;
-  }
-  if (f <= lambda_n * lambda_n) {
-    for (int i = 0; i < nf; ++i) out[idx[std::size_t(i)]] = z[idx[std::size_t(i)]];
-    return out;
-  }
+  // (a sticking contact, z_f inside F, took prox_update's fast path and does not get here)
   Vec3 za = Vec3::Zero();
   for (int i = 0; i < nf; ++i) za[i] = z[idx[std::size_t(i)]];
   const double rs = std::sqrt(scale);
@@ -176,7 +164,7 @@ void make_r(const Mat4& A, const Vec3& mu, const ProxOptions& opt, double global
   m.R0.setZero();
   for (int i = 0; i < 3; ++i)
     if (mu[i] > 0.0) {
-      c.inv_mu[c.nf] = 1.0 / mu[i];
+      c.inv_mu_row[i + 1] = 1.0 / mu[i];
       c.idx[std::size_t(c.nf++)] = i;
     }
   auto inv_diag = [&](int row) { return A(row, row) > 0.0 ? opt.r_initial / A(row, row) : 1.0; };
@@ -242,12 +230,24 @@ void make_r(const Mat4& A, const Vec3& mu, const ProxOptions& opt, double global
 
 // One contact's proximal update (eq. 21a, 21b in the R^-1 metric); the friction set uses
 // lambda_n^k for Jacobi (algorithm 1 line 8) and lambda_n^{k+1} for Gauss-Seidel (algorithm 2).
-Vec4 prox_update(const Vec4& l, const Vec4& v, const ContactR& r, const ContactMetric& m, double scale, bool gauss_seidel) {
+// Fast path for a sticking contact: z_f inside F = {sum (x_i / mu_i)^2 <= lambda_n^2} is its own
+// projection in every metric, so the ellipsoid map is skipped (most contacts of a resting
+// stack). The test is eq. 28's f <= 0 with the y-scaling cancelled: no division; it runs on whole
+// 4-vectors (1/mu = 0 outside the friction rows), so that the common visit passes no 3-vector
+// through memory (a store-forwarding stall per call, issue 12). An underflowing lambda_n^2 or a
+// non-finite z fails it and takes the careful path of ContactR::prox.
+inline Vec4 prox_update(const Vec4& l, const Vec4& v, const ContactR& r, const ContactMetric& m, double scale,
+                        bool gauss_seidel) {
   // R0 v as a product of diagonals where R0 is diagonal (the default local strategy)
   const Vec4 z = r.diagonal ? Vec4(l - scale * r.r_diag.cwiseProduct(v)) : Vec4(l - scale * (m.R0 * v));
+  const double n = std::max(0.0, z[0]);
+  const double lambda_n = gauss_seidel ? n : l[0];
+  if (lambda_n > 0.0 && z.cwiseProduct(r.inv_mu_row).squaredNorm() <= lambda_n * lambda_n)
+    return Vec4(n, r.inv_mu_row[1] > 0.0 ? z[1] : 0.0, r.inv_mu_row[2] > 0.0 ? z[2] : 0.0,
+                r.inv_mu_row[3] > 0.0 ? z[3] : 0.0);
   Vec4 out;
-  out[0] = std::max(0.0, z[0]);
-  out.tail<3>() = r.prox(z.tail<3>(), gauss_seidel ? out[0] : l[0], scale, m);
+  out[0] = n;
+  out.tail<3>() = r.prox(z.tail<3>(), lambda_n, scale, m);
   return out;
 }
 

@@ -21,12 +21,13 @@ using Mat43 = Eigen::Matrix<double, 4, 3>;
 using Mat34 = Eigen::Matrix<double, 3, 4>;
 
 // One contact's Jacobian blocks and M^-1 J^T blocks without the zeros and repeats of the 4x6
-// forms (seed 000 eq. 56): J_a = [-L, A_a], J_b = [L, A_b] with L the rows n, t, s of the linear
-// part over a zero torsion row, and M^-1 J_i^T = [+-m_i^-1 L^T; I_i^-1 A_i^T] (eq. 59-60).
-// 480 bytes where the four 4x6 blocks took 768: a Gauss-Seidel visit reads only this, w of both
-// bodies, b and its impulse (issue 12, tools/bench/README.md "Sweep cost").
+// forms (seed 000 eq. 56): J_a = [-L, A_a], J_b = [L, A_b] with L the linear part (rows n, t, s
+// over a zero torsion row), and M^-1 J_i^T = [+-m_i^-1 L^T; I_i^-1 A_i^T] (eq. 59-60).
+// 496 bytes where the four 4x6 blocks took 768: a Gauss-Seidel visit reads only this, w of both
+// bodies, b and its impulse (issue 12, tools/bench/README.md "Sweep cost"). L keeps its zero
+// torsion row so that every product is a whole 4-vector.
 struct ContactRows {
-  Mat3 lin = Mat3::Zero();          // rows n, t, s of J_b's linear part (J_a's is -lin)
+  Mat43 lin = Mat43::Zero();        // J_b's linear part (J_a's is -lin); row 3 (torsion) is zero
   double inv_mass_a = 0.0;          // finalize(): the bodies' inverse masses (0: fixed)
   double inv_mass_b = 0.0;
   Mat43 ang_a = Mat43::Zero();      // angular parts of J_a, J_b (rows n, t, s, tau)
@@ -36,21 +37,18 @@ struct ContactRows {
 
   // J_a w_a + J_b w_b (w: linear then angular, per body)
   Vec4 velocity(const Vec6& wa, const Vec6& wb) const {
-    Vec4 v = ang_a * wa.tail<3>() + ang_b * wb.tail<3>();
-    v.head<3>() += lin * (wb.head<3>() - wa.head<3>());
-    return v;
+    return lin * (wb.head<3>() - wa.head<3>()) + ang_a * wa.tail<3>() + ang_b * wb.tail<3>();
   }
-  // M^-1 J_a^T l and M^-1 J_b^T l
-  Vec3 lin_response(const Vec4& l) const { return lin.transpose() * l.head<3>(); }
-  Vec6 response_a(const Vec4& l, const Vec3& lin_l) const {
-    Vec6 w;
-    w << -inv_mass_a * lin_l, minv_ang_a * l;
-    return w;
+  // w_a += M^-1 J_a^T l and w_b += M^-1 J_b^T l, lin_l = lin^T l (shared by both). Each half of
+  // w is updated in place: a Vec6 built from two Vec3 halves costs a store-forwarding stall.
+  Vec3 lin_response(const Vec4& l) const { return lin.transpose() * l; }
+  void add_response_a(const Vec4& l, const Vec3& lin_l, Vec6& w) const {
+    w.head<3>() -= inv_mass_a * lin_l;
+    w.tail<3>() += minv_ang_a * l;
   }
-  Vec6 response_b(const Vec4& l, const Vec3& lin_l) const {
-    Vec6 w;
-    w << inv_mass_b * lin_l, minv_ang_b * l;
-    return w;
+  void add_response_b(const Vec4& l, const Vec3& lin_l, Vec6& w) const {
+    w.head<3>() += inv_mass_b * lin_l;
+    w.tail<3>() += minv_ang_b * l;
   }
   Mat46 J_a() const;
   Mat46 J_b() const;
