@@ -199,52 +199,26 @@ bool is_polytope(const Shape& s) { return s.type == ShapeType::Box || s.type == 
 // the separation along the best axis, exact for face-vertex and edge-edge closest features.
 // Stops at the first axis that separates them by more than `envelope` (the best depth only
 // decreases: the pair is dropped either way).
-// How far a polytope reaches along n: max over its points of x . n. For a box it is
-// p . n + h . |R^T n| (R: the box's axes in the world), one 3x3 product where world_support
-// rotates the direction into the shape frame and the support point back out (the box-box
-// fallback of the Wall and the Tower spent a fifth of a step there, issue 12).
-struct Reach {
-  CcdBody body;
-  bool box = false;
-  Mat3 R = Mat3::Identity();
-  explicit Reach(const Placed& p) : body{&p.shape, p.pose, 0.0}, box(p.shape.type == ShapeType::Box) {
-    if (box) R = p.pose.q.toRotationMatrix();
-  }
-  double along(const Vec3& n) const {
-    if (!box) return world_support(body, n).dot(n);
-    return body.pose.p.dot(n) + body.shape->half_extents.dot((R.transpose() * n).cwiseAbs());
-  }
-  // the shape-frame axis e in the world
-  Vec3 rotate(const Vec3& e) const { return box ? Vec3(R * e) : body.pose.rotate(e); }
-};
-
-// Minimum-overlap axis of two convex polytopes over the face normals of both and the cross
-// products of their edges (Gottschalk 1996; Ericson 2005 s.4.4.1): exact and bounded, where
-// EPA may wander on the exactly aligned faces of a stack. Face axes win ties within `tol`, so
-// stacked faces get their face normal and not an edge axis of equal overlap. A negative depth is
-// the separation along the best axis, exact for face-vertex and edge-edge closest features.
-// Stops at the first axis that separates them by more than `envelope` (the best depth only
-// decreases: the pair is dropped either way).
 Penetration polytope_sat(const Placed& a, const Placed& b, double scale, double envelope) {
-  const Reach ra(a), rb(b);
+  const CcdBody ba{&a.shape, a.pose, 0.0}, bb{&b.shape, b.pose, 0.0};
   AxisList fa, ea, fb, eb;
   polytope_axes(a.shape, fa, ea);
   polytope_axes(b.shape, fb, eb);
   const double tol = 1e-9 * scale;
   Penetration best{Vec3::Zero(), std::numeric_limits<double>::infinity()};
   auto consider = [&](const Vec3& n, double bias) {
-    const double o = ra.along(n) + rb.along(-n);  // the exact overlap of the projections on n
+    const double o = overlap(ba, bb, n);
     if (o + bias < best.depth) best = {n, o};
     return !keep(best.depth, envelope);
   };
   for (const Vec3& n : fa)
-    if (consider(ra.rotate(n), 0.0)) return best;
+    if (consider(a.pose.rotate(n), 0.0)) return best;
   for (const Vec3& n : fb)
-    if (consider(-rb.rotate(n), 0.0)) return best;
+    if (consider(-b.pose.rotate(n), 0.0)) return best;
   const Vec3 centres = b.pose.p - a.pose.p;
   for (const Vec3& e1 : ea)
     for (const Vec3& e2 : eb) {
-      Vec3 n = ra.rotate(e1).cross(rb.rotate(e2));
+      Vec3 n = a.pose.rotate(e1).cross(b.pose.rotate(e2));
       if (n.norm() < 1e-6) continue;  // parallel edges: covered by the face axes
       n.normalize();
       if (n.dot(centres) < 0.0) n = -n;

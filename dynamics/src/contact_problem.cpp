@@ -66,8 +66,8 @@ void ContactProblem::add_contact(int a, int b_body, const Mat46& Ja, const Mat46
   add_contact(a, b_body, J, bias, mu_k, position);
 }
 
-// M^-1 J^T: the linear part is +-L^T / m, the angular part I^-1 A^T (eq. 59-60); A_kk from the
-// same compact blocks: (1/m_a + 1/m_b) L L^T plus A_a I_a^-1 A_a^T + A_b I_b^-1 A_b^T.
+// M^-1 J^T: the linear part is +-L^T / m (applied on the fly), the angular part I^-1 A^T
+// (eq. 59-60); A_kk = J_a M_a^-1 J_a^T + J_b M_b^-1 J_b^T from the 4x6 forms, once per contact.
 void ContactProblem::finalize() {
   const int nc = num_contacts();
   COULOMB_ASSERT(inv_inertia.size() == inv_mass.size(), "ContactProblem: one inverse inertia per body");
@@ -80,7 +80,7 @@ void ContactProblem::finalize() {
     r.inv_mass_b = inv_mass[bb];
     r.minv_ang_a = inv_inertia[a] * r.ang_a.transpose();
     r.minv_ang_b = inv_inertia[bb] * r.ang_b.transpose();
-    A_diag[i] = (r.inv_mass_a + r.inv_mass_b) * (r.lin * r.lin.transpose()) + r.ang_a * r.minv_ang_a + r.ang_b * r.minv_ang_b;
+    A_diag[i] = r.J_a() * r.MinvJT_a() + r.J_b() * r.MinvJT_b();  // the 4x6 products, bit for bit
   }
   finalized = true;
   joints.finalize(inv_mass, inv_inertia);
@@ -89,9 +89,8 @@ void ContactProblem::finalize() {
 void ContactProblem::body_impulse_response(const std::vector<Vec4>& lambda, std::vector<Vec6>& w) const {
   w.assign(std::size_t(num_bodies()), Vec6::Zero());
   for (std::size_t k = 0; k < body_a.size(); ++k) {
-    const Vec3 lin_l = rows[k].lin_response(lambda[k]);
-    rows[k].add_response_a(lambda[k], lin_l, w[std::size_t(body_a[k])]);
-    rows[k].add_response_b(lambda[k], lin_l, w[std::size_t(body_b[k])]);
+    rows[k].add_response_a(lambda[k], w[std::size_t(body_a[k])]);
+    rows[k].add_response_b(lambda[k], w[std::size_t(body_b[k])]);
   }
 }
 

@@ -242,7 +242,9 @@ inline Vec4 prox_update(const Vec4& l, const Vec4& v, const ContactR& r, const C
   const Vec4 z = r.diagonal ? Vec4(l - scale * r.r_diag.cwiseProduct(v)) : Vec4(l - scale * (m.R0 * v));
   const double n = std::max(0.0, z[0]);
   const double lambda_n = gauss_seidel ? n : l[0];
-  if (lambda_n > 0.0 && z.cwiseProduct(r.inv_mu_row).squaredNorm() <= lambda_n * lambda_n)
+  const Vec4 q = z.cwiseProduct(r.inv_mu_row);
+  // summed in row order as the old loop over the friction rows did (a row without friction adds 0)
+  if (lambda_n > 0.0 && (q[1] * q[1] + q[2] * q[2]) + q[3] * q[3] <= lambda_n * lambda_n)
     return Vec4(n, r.inv_mu_row[1] > 0.0 ? z[1] : 0.0, r.inv_mu_row[2] > 0.0 ? z[2] : 0.0,
                 r.inv_mu_row[3] > 0.0 ? z[3] : 0.0);
   Vec4 out;

@@ -35,20 +35,35 @@ struct ContactRows {
   Mat34 minv_ang_a = Mat34::Zero(); // finalize(): I_a^-1 ang_a^T, I_b^-1 ang_b^T
   Mat34 minv_ang_b = Mat34::Zero();
 
-  // J_a w_a + J_b w_b (w: linear then angular, per body)
+  // J_a w_a + J_b w_b (w: linear then angular, per body). Both products are summed column by
+  // column, in the order of the 4x6 products they replace, so that the results are those of the
+  // 4x6 blocks bit for bit ((-x) y = -(x y) exactly).
   Vec4 velocity(const Vec6& wa, const Vec6& wb) const {
-    return lin * (wb.head<3>() - wa.head<3>()) + ang_a * wa.tail<3>() + ang_b * wb.tail<3>();
+    Vec4 va = lin.col(0) * -wa[0];
+    va -= lin.col(1) * wa[1];
+    va -= lin.col(2) * wa[2];
+    va += ang_a.col(0) * wa[3];
+    va += ang_a.col(1) * wa[4];
+    va += ang_a.col(2) * wa[5];
+    Vec4 vb = lin.col(0) * wb[0];
+    vb += lin.col(1) * wb[1];
+    vb += lin.col(2) * wb[2];
+    vb += ang_b.col(0) * wb[3];
+    vb += ang_b.col(1) * wb[4];
+    vb += ang_b.col(2) * wb[5];
+    return va + vb;
   }
-  // w_a += M^-1 J_a^T l and w_b += M^-1 J_b^T l, lin_l = lin^T l (shared by both). Each half of
-  // w is updated in place: a Vec6 built from two Vec3 halves costs a store-forwarding stall.
-  Vec3 lin_response(const Vec4& l) const { return lin.transpose() * l; }
-  void add_response_a(const Vec4& l, const Vec3& lin_l, Vec6& w) const {
-    w.head<3>() -= inv_mass_a * lin_l;
-    w.tail<3>() += minv_ang_a * l;
-  }
-  void add_response_b(const Vec4& l, const Vec3& lin_l, Vec6& w) const {
-    w.head<3>() += inv_mass_b * lin_l;
-    w.tail<3>() += minv_ang_b * l;
+  // w_a += M^-1 J_a^T l, w_b += M^-1 J_b^T l: the linear part (+-m^-1 L^T l) summed row by row of
+  // L as the 6x4 product summed its columns, each half of w updated in place (a Vec6 built from
+  // two Vec3 halves costs a store-forwarding stall)
+  void add_response_a(const Vec4& l, Vec6& w) const { add_response(-inv_mass_a, minv_ang_a, l, w); }
+  void add_response_b(const Vec4& l, Vec6& w) const { add_response(inv_mass_b, minv_ang_b, l, w); }
+  void add_response(double m, const Mat34& minv_ang, const Vec4& l, Vec6& w) const {
+    Vec3 p = (lin.row(0).transpose() * m) * l[0];
+    p += (lin.row(1).transpose() * m) * l[1];
+    p += (lin.row(2).transpose() * m) * l[2];
+    w.head<3>() += p;
+    w.tail<3>() += minv_ang * l;
   }
   Mat46 J_a() const;
   Mat46 J_b() const;

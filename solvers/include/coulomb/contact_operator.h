@@ -93,9 +93,8 @@ class MatrixFreeOperator {
   [[gnu::always_inline]] void applied(int k, const Vec4& dlambda) {
     const auto i = std::size_t(k);
     const ContactRows& r = p_.rows[i];
-    const Vec3 lin = r.lin_response(dlambda);
-    if (r.inv_mass_a > 0.0) r.add_response_a(dlambda, lin, w_[std::size_t(p_.body_a[i])]);
-    if (r.inv_mass_b > 0.0) r.add_response_b(dlambda, lin, w_[std::size_t(p_.body_b[i])]);
+    if (r.inv_mass_a > 0.0) r.add_response_a(dlambda, w_[std::size_t(p_.body_a[i])]);
+    if (r.inv_mass_b > 0.0) r.add_response_b(dlambda, w_[std::size_t(p_.body_b[i])]);
   }
 
  private:
