@@ -60,9 +60,9 @@ double bytes_per_contact_sweep(const std::string& solver) {
     const double jacobians = sizeof(ContactRows);  // J_a, J_b, M^-1 J_a^T, M^-1 J_b^T, compact (inverse masses included)
     const double rows = sizeof(Vec4) /*b*/ + sizeof(Vec3) /*mu*/ + 2.0 * sizeof(Vec4) /*lambda read + write*/;
     if (solver == "pgs") return body + jacobians + rows + sizeof(Mat4) /*A_kk*/;
-    // prox-gs: its r-factors (the 80-byte hot record: diagonal R, 1 / mu, active rows), the copy
+    // prox-gs: its r-factors (the 96-byte hot record: diagonal R, 1 / mu, active rows), the copy
     // lambda^k -> lambda^{k+1} and the residual pass over both (3 more Vec4)
-    return body + jacobians + rows + 80.0 + 3.0 * sizeof(Vec4);
+    return body + jacobians + rows + 96.0 + 3.0 * sizeof(Vec4);
   }
   if (solver == "bullet") {
     // per row: the whole btSolverConstraint, and per body its delta velocities (read + write),
