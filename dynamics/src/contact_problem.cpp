@@ -2,46 +2,95 @@
 #include <coulomb/assert.h>
 #include <coulomb/contact_problem.h>
 
+#include <stdexcept>
+
 namespace coulomb {
 
+Mat46 ContactRows::J_a() const {
+  Mat46 J = Mat46::Zero();
+  J.leftCols<3>() = -lin;
+  J.rightCols<3>() = ang_a;
+  return J;
+}
+
+Mat46 ContactRows::J_b() const {
+  Mat46 J = Mat46::Zero();
+  J.leftCols<3>() = lin;
+  J.rightCols<3>() = ang_b;
+  return J;
+}
+
+Mat64 ContactRows::MinvJT_a() const {
+  Mat64 M = Mat64::Zero();
+  M.topRows<3>() = -inv_mass_a * lin.transpose();
+  M.bottomRows<3>() = minv_ang_a;
+  return M;
+}
+
+Mat64 ContactRows::MinvJT_b() const {
+  Mat64 M = Mat64::Zero();
+  M.topRows<3>() = inv_mass_b * lin.transpose();
+  M.bottomRows<3>() = minv_ang_b;
+  return M;
+}
+
 void ContactProblem::clear_contacts() {
-  body_a.clear(); body_b.clear(); J_a.clear(); J_b.clear(); b.clear(); mu.clear(); point.clear();
-  MinvJT_a.clear(); MinvJT_b.clear(); A_diag.clear();
+  body_a.clear(); body_b.clear(); rows.clear(); b.clear(); mu.clear(); point.clear();
+  A_diag.clear();
+  finalized = false;
   joints.clear();
+}
+
+void ContactProblem::reserve_contacts(std::size_t n) {
+  body_a.reserve(n); body_b.reserve(n); rows.reserve(n); b.reserve(n); mu.reserve(n); point.reserve(n);
+  A_diag.reserve(n);
+}
+
+void ContactProblem::add_contact(int a, int b_body, const ContactRows& J, const Vec4& bias, const Vec3& mu_k,
+                                 const Vec3& position) {
+  body_a.push_back(a); body_b.push_back(b_body);
+  rows.push_back(J); b.push_back(bias); mu.push_back(mu_k); point.push_back(position);
+  finalized = false;
 }
 
 void ContactProblem::add_contact(int a, int b_body, const Mat46& Ja, const Mat46& Jb, const Vec4& bias, const Vec3& mu_k,
                                  const Vec3& position) {
-  body_a.push_back(a); body_b.push_back(b_body);
-  J_a.push_back(Ja); J_b.push_back(Jb); b.push_back(bias); mu.push_back(mu_k); point.push_back(position);
+  if (Ja.topLeftCorner<3, 3>() != -Jb.topLeftCorner<3, 3>() || !Ja.block<1, 3>(3, 0).isZero(0.0) ||
+      !Jb.block<1, 3>(3, 0).isZero(0.0))
+    throw std::invalid_argument("ContactProblem::add_contact: the Jacobian blocks lack the contact structure of seed 000 "
+                                "eq. 56 (J_a's linear part -J_b's, no linear part in the torsion row)");
+  ContactRows J;
+  J.lin = Jb.leftCols<3>();
+  J.ang_a = Ja.rightCols<3>();
+  J.ang_b = Jb.rightCols<3>();
+  add_contact(a, b_body, J, bias, mu_k, position);
 }
 
-// M^-1 J^T for one body: the linear part scales by 1/m, the angular part by I^-1 (eq. 59-60).
-static Mat64 minv_jt(double inv_m, const Mat3& inv_I, const Mat46& J) {
-  Mat64 out;
-  out.topRows<3>() = inv_m * J.leftCols<3>().transpose();
-  out.bottomRows<3>() = inv_I * J.rightCols<3>().transpose();
-  return out;
-}
-
+// M^-1 J^T: the linear part is +-L^T / m (applied on the fly), the angular part I^-1 A^T
+// (eq. 59-60); A_kk = J_a M_a^-1 J_a^T + J_b M_b^-1 J_b^T from the 4x6 forms, once per contact.
 void ContactProblem::finalize() {
   const int nc = num_contacts();
   COULOMB_ASSERT(inv_inertia.size() == inv_mass.size(), "ContactProblem: one inverse inertia per body");
-  MinvJT_a.resize(std::size_t(nc)); MinvJT_b.resize(std::size_t(nc)); A_diag.resize(std::size_t(nc));
+  A_diag.resize(std::size_t(nc));
   for (int k = 0; k < nc; ++k) {
-    const auto a = std::size_t(body_a[std::size_t(k)]), bb = std::size_t(body_b[std::size_t(k)]);
-    MinvJT_a[std::size_t(k)] = minv_jt(inv_mass[a], inv_inertia[a], J_a[std::size_t(k)]);
-    MinvJT_b[std::size_t(k)] = minv_jt(inv_mass[bb], inv_inertia[bb], J_b[std::size_t(k)]);
-    A_diag[std::size_t(k)] = J_a[std::size_t(k)] * MinvJT_a[std::size_t(k)] + J_b[std::size_t(k)] * MinvJT_b[std::size_t(k)];
+    const auto i = std::size_t(k);
+    const auto a = std::size_t(body_a[i]), bb = std::size_t(body_b[i]);
+    ContactRows& r = rows[i];
+    r.inv_mass_a = inv_mass[a];
+    r.inv_mass_b = inv_mass[bb];
+    r.minv_ang_a = inv_inertia[a] * r.ang_a.transpose();
+    r.minv_ang_b = inv_inertia[bb] * r.ang_b.transpose();
+    A_diag[i] = r.J_a() * r.MinvJT_a() + r.J_b() * r.MinvJT_b();  // the 4x6 products, bit for bit
   }
+  finalized = true;
   joints.finalize(inv_mass, inv_inertia);
 }
 
 void ContactProblem::body_impulse_response(const std::vector<Vec4>& lambda, std::vector<Vec6>& w) const {
   w.assign(std::size_t(num_bodies()), Vec6::Zero());
   for (std::size_t k = 0; k < body_a.size(); ++k) {
-    w[std::size_t(body_a[k])] += MinvJT_a[k] * lambda[k];
-    w[std::size_t(body_b[k])] += MinvJT_b[k] * lambda[k];
+    rows[k].add_response_a(lambda[k], w[std::size_t(body_a[k])]);
+    rows[k].add_response_b(lambda[k], w[std::size_t(body_b[k])]);
   }
 }
 
@@ -54,7 +103,7 @@ void ContactProblem::body_impulse_response(const std::vector<Vec4>& lambda, cons
 void ContactProblem::contact_velocities(const std::vector<Vec6>& w, std::vector<Vec4>& v) const {
   v.resize(body_a.size());
   for (std::size_t k = 0; k < body_a.size(); ++k)
-    v[k] = J_a[k] * w[std::size_t(body_a[k])] + J_b[k] * w[std::size_t(body_b[k])] + b[k];
+    v[k] = rows[k].velocity(w[std::size_t(body_a[k])], w[std::size_t(body_b[k])]) + b[k];
 }
 
 }  // namespace coulomb

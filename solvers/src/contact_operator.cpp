@@ -16,7 +16,7 @@ void AssembledProblem::finalize() {
 
 AssembledProblem assembled_problem(const ContactProblem& p) {
   const int nc = p.num_contacts(), nb = p.num_bodies();
-  if (int(p.MinvJT_a.size()) != nc || int(p.MinvJT_b.size()) != nc)
+  if (!p.finalized || int(p.A_diag.size()) != nc)
     throw std::invalid_argument("assembled_problem: the ContactProblem is not finalized");
   // the contacts of each moving body (CSR), with the side the body is on
   std::vector<int> start(std::size_t(nb) + 1, 0);
@@ -45,8 +45,8 @@ AssembledProblem assembled_problem(const ContactProblem& p) {
       for (int y = start[std::size_t(b)]; y < start[std::size_t(b) + 1]; ++y) {
         const auto [k, sk] = incident[std::size_t(x)];
         const auto [j, sj] = incident[std::size_t(y)];
-        const Mat46& Jk = sk == 0 ? p.J_a[std::size_t(k)] : p.J_b[std::size_t(k)];
-        const Mat64& Mj = sj == 0 ? p.MinvJT_a[std::size_t(j)] : p.MinvJT_b[std::size_t(j)];
+        const Mat46 Jk = sk == 0 ? p.J_a(k) : p.J_b(k);
+        const Mat64 Mj = sj == 0 ? p.MinvJT_a(j) : p.MinvJT_b(j);
         terms.push_back({k, j, Mat4(Jk * Mj)});
       }
   std::stable_sort(terms.begin(), terms.end(),

@@ -22,10 +22,8 @@ void extract_island_problem(const ContactProblem& global, const Islands& islands
   out.clear_contacts();
   for (int e = islands.contact_start[i]; e < islands.contact_start[i + 1]; ++e) {
     const auto k = std::size_t(islands.contacts[std::size_t(e)]);
-    out.add_contact(local(global.body_a[k]), local(global.body_b[k]), global.J_a[k], global.J_b[k], global.b[k],
-                    global.mu[k], global.point[k]);
-    out.MinvJT_a.push_back(global.MinvJT_a[k]);
-    out.MinvJT_b.push_back(global.MinvJT_b[k]);
+    out.add_contact(local(global.body_a[k]), local(global.body_b[k]), global.rows[k], global.b[k], global.mu[k],
+                    global.point[k]);
     out.A_diag.push_back(global.A_diag[k]);
   }
   for (int e = islands.joint_start[i]; e < islands.joint_start[i + 1]; ++e) {
@@ -33,6 +31,7 @@ void extract_island_problem(const ContactProblem& global, const Islands& islands
     const int a = global.joints.body_a[std::size_t(j)], b = global.joints.body_b[std::size_t(j)];
     out.joints.append_from(global.joints, j, a < 0 ? -1 : local(a), b < 0 ? -1 : local(b));
   }
+  out.finalized = global.finalized;  // rows and A_diag were copied with their derived parts
   out.joints.finalize(out.inv_mass, out.inv_inertia);
 }
 

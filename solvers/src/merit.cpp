@@ -14,14 +14,16 @@ Vec3 project_on_cone(const Vec3& r, double mu) {
   return {n, mu * n * r[1] / rt, mu * n * r[2] / rt};
 }
 
+double natural_map_term(const Vec3& r, const Vec3& u, double mu) {
+  Vec3 u_hat = u;
+  u_hat[0] += mu * std::hypot(u[1], u[2]);
+  return (r - project_on_cone(r - u_hat, mu)).squaredNorm();
+}
+
 double fclib_natural_map_merit(const std::vector<Vec3>& r, const std::vector<Vec3>& u,
                                const std::vector<double>& mu, double q_norm) {
   double sum = 0.0;
-  for (std::size_t a = 0; a < r.size(); ++a) {
-    Vec3 u_hat = u[a];
-    u_hat[0] += mu[a] * std::hypot(u[a][1], u[a][2]);
-    sum += (r[a] - project_on_cone(r[a] - u_hat, mu[a])).squaredNorm();
-  }
+  for (std::size_t a = 0; a < r.size(); ++a) sum += natural_map_term(r[a], u[a], mu[a]);
   return std::sqrt(sum) / (1.0 + std::sqrt(q_norm));
 }
 

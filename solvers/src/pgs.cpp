@@ -317,7 +317,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   all_velocities(op, lambda, v);                                    // a fresh A lambda + b
   stats.residual = pgs_detail::theta(std::as_const(op), lambda, v);  // seed 001 eq. 23
   if (opt.record_history && stats.iterations > 0) stats.history.push_back(stats.residual);
-  stats.merit = fclib_merit(op, lambda);
+  stats.merit = fclib_merit_at(op, lambda, v);                     // at the same v: no second product
   // Converged must mean converged (issue 11): a non-finite iterate (q ~ 1e300 overflows) makes
   // every delta NaN, which the stopping test cannot see, and a row with W_rr = 0 is skipped by
   // the sweeps, so a violated one (W = 0, b_n < 0) leaves lambda unchanged and "converged".

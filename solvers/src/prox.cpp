@@ -121,63 +121,58 @@ constexpr double kMinDecrease = 1e-6;
 // y = Q^T C z / sqrt(scale) maps F onto an axis-aligned ellipsoid with semi-axes
 // lambda_n / sqrt(scale L_i), where prox_ellipsoid applies (section 4.1); for R_f = r I this is
 // the plain Euclidean projection of eq. 21b.
+// The hot part, read by every visit (96 bytes, contiguous over the contacts): a sticking contact
+// with a diagonal R0 reads nothing else. ContactMetric holds the rest.
+struct ContactMetric;
 struct ContactR {
-  // what every sweep reads, first (88 bytes with padding): a sticking contact with a diagonal
-  // R0 reads nothing else
-  bool diagonal = false;            // R0 is diagonal (global and local strategies)
-  int nf = 0;                       // friction coordinates with mu > 0 (their indices in idx)
-  std::array<int, 3> idx{};         // 0 = t, 1 = s, 2 = tau
   Vec4 r_diag = Vec4::Zero();       // R0's diagonal, when it is diagonal
-  Vec3 inv_mu = Vec3::Zero();       // 1 / mu of the active coordinates (idx order)
-  // the rest: a full R0 and the friction metric, for sliding contacts and the blocked strategy
+  Vec4 inv_mu_row = Vec4::Zero();   // 1 / mu per row (t, s, tau), 0 for the normal row and rows without friction
+  std::array<int, 3> idx{};         // 0 = t, 1 = s, 2 = tau
+  int nf = 0;                       // friction coordinates with mu > 0 (their indices in idx)
+  bool diagonal = false;            // R0 is diagonal (global and local strategies)
+
+  Vec3 prox(const Vec3& z, double lambda_n, double scale, const ContactMetric& m) const;
+};
+
+// A full R0 and the friction metric, for sliding contacts and the blocked strategy
+struct ContactMetric {
   Mat4 R0 = Mat4::Identity();
   Mat3 to_y = Mat3::Identity();     // Q^T C (active block)
   Mat3 from_y = Mat3::Identity();   // C^-1 Q (active block)
   Vec3 axis_unit = Vec3::Zero();    // 1 / sqrt(L_i)
-
-  Vec3 prox(const Vec3& z, double lambda_n, double scale) const {
-    Vec3 out = Vec3::Zero();
-    if (nf == 0 || !(lambda_n > 0.0)) return out;
-    // Fast path for a sticking contact: z_f inside F = {sum (x_i / mu_i)^2 <= lambda_n^2} is its
-    // own projection in every metric, so the ellipsoid map is skipped (most contacts of a
-    // resting stack). The test is eq. 28's f <= 0 with the y-scaling cancelled: no division.
-    // An underflowing lambda_n^2 fails it and takes the careful path below.
-    double f = 0.0;
-    for (int i = 0; i < nf; ++i) {
-      const double q = z[idx[std::size_t(i)]] * inv_mu[i];
-      f += q * q;
-    }
-    if (f <= lambda_n * lambda_n) {
-      for (int i = 0; i < nf; ++i) out[idx[std::size_t(i)]] = z[idx[std::size_t(i)]];
-      return out;
-    }
-    Vec3 za = Vec3::Zero();
-    for (int i = 0; i < nf; ++i) za[i] = z[idx[std::size_t(i)]];
-    const double rs = std::sqrt(scale);
-    Vec3 axes = Vec3::Zero();
-    for (int i = 0; i < nf; ++i) axes[i] = lambda_n * axis_unit[i] / rs;
-    const Vec3 x = rs * (from_y * prox_ellipsoid(to_y * za / rs, axes));
-    for (int i = 0; i < nf; ++i) out[idx[std::size_t(i)]] = x[i];
-    return out;
-  }
 };
+
+Vec3 ContactR::prox(const Vec3& z, double lambda_n, double scale, const ContactMetric& m) const {
+  Vec3 out = Vec3::Zero();
+  if (nf == 0 || !(lambda_n > 0.0)) return out;
+  // (a sticking contact, z_f inside F, took prox_update's fast path and does not get here)
+  Vec3 za = Vec3::Zero();
+  for (int i = 0; i < nf; ++i) za[i] = z[idx[std::size_t(i)]];
+  const double rs = std::sqrt(scale);
+  Vec3 axes = Vec3::Zero();
+  for (int i = 0; i < nf; ++i) axes[i] = lambda_n * m.axis_unit[i] / rs;
+  const Vec3 x = rs * (m.from_y * prox_ellipsoid(m.to_y * za / rs, axes));
+  for (int i = 0; i < nf; ++i) out[idx[std::size_t(i)]] = x[i];
+  return out;
+}
 
 // R0 of the chosen strategy (section 4.2): global r I, local 1 / A_ii per row (eq. 39),
 // blocked blockdiag(1 / A_nn, A_ff^-1) (eq. 40); then the friction metric for that R0.
-ContactR make_r(const Mat4& A, const Vec3& mu, const ProxOptions& opt, double global_r) {
-  ContactR c;
-  c.R0.setZero();
+void make_r(const Mat4& A, const Vec3& mu, const ProxOptions& opt, double global_r, ContactR& c, ContactMetric& m) {
+  c = ContactR{};
+  m = ContactMetric{};
+  m.R0.setZero();
   for (int i = 0; i < 3; ++i)
     if (mu[i] > 0.0) {
-      c.inv_mu[c.nf] = 1.0 / mu[i];
+      c.inv_mu_row[i + 1] = 1.0 / mu[i];
       c.idx[std::size_t(c.nf++)] = i;
     }
   auto inv_diag = [&](int row) { return A(row, row) > 0.0 ? opt.r_initial / A(row, row) : 1.0; };
   if (opt.strategy == RStrategy::Global) {
-    c.R0 = global_r * Mat4::Identity();
+    m.R0 = global_r * Mat4::Identity();
   } else {
-    c.R0(0, 0) = inv_diag(0);
-    for (int i = 1; i < 4; ++i) c.R0(i, i) = inv_diag(i);
+    m.R0(0, 0) = inv_diag(0);
+    for (int i = 1; i < 4; ++i) m.R0(i, i) = inv_diag(i);
     if (opt.strategy == RStrategy::Blocked && c.nf > 0) {
       // the inverse of the friction block over the coordinates that carry friction
       Eigen::MatrixXd Af(c.nf, c.nf);
@@ -187,35 +182,35 @@ ContactR make_r(const Mat4& A, const Vec3& mu, const ProxOptions& opt, double gl
       if (ldlt.info() == Eigen::Success && ldlt.isPositive() && Af.diagonal().minCoeff() > 0.0) {
         const Eigen::MatrixXd inv = opt.r_initial * Af.inverse();
         for (int i = 0; i < c.nf; ++i)
-          for (int j = 0; j < c.nf; ++j) c.R0(1 + c.idx[std::size_t(i)], 1 + c.idx[std::size_t(j)]) = inv(i, j);
+          for (int j = 0; j < c.nf; ++j) m.R0(1 + c.idx[std::size_t(i)], 1 + c.idx[std::size_t(j)]) = inv(i, j);
       }
     }
   }
-  c.diagonal = c.R0 == Mat4(c.R0.diagonal().asDiagonal());
-  c.r_diag = c.R0.diagonal();
-  if (c.nf == 0) return c;
+  c.diagonal = m.R0 == Mat4(m.R0.diagonal().asDiagonal());
+  c.r_diag = m.R0.diagonal();
+  if (c.nf == 0) return;
   // a diagonal R0_f (global, local, or blocked without an invertible block): C = diag(1/sqrt(r_i)),
   // Q = I and L_i = r_i / mu_i^2, so no decomposition is needed
   bool diagonal = true;
   for (int i = 0; i < c.nf; ++i)
     for (int j = 0; j < c.nf; ++j)
-      if (i != j && c.R0(1 + c.idx[std::size_t(i)], 1 + c.idx[std::size_t(j)]) != 0.0) diagonal = false;
+      if (i != j && m.R0(1 + c.idx[std::size_t(i)], 1 + c.idx[std::size_t(j)]) != 0.0) diagonal = false;
   if (diagonal) {
-    c.to_y.setZero();
-    c.from_y.setZero();
+    m.to_y.setZero();
+    m.from_y.setZero();
     for (int i = 0; i < c.nf; ++i) {
-      const double r = c.R0(1 + c.idx[std::size_t(i)], 1 + c.idx[std::size_t(i)]);
-      c.to_y(i, i) = 1.0 / std::sqrt(r);
-      c.from_y(i, i) = std::sqrt(r);
-      c.axis_unit[i] = mu[c.idx[std::size_t(i)]] / std::sqrt(r);
+      const double r = m.R0(1 + c.idx[std::size_t(i)], 1 + c.idx[std::size_t(i)]);
+      m.to_y(i, i) = 1.0 / std::sqrt(r);
+      m.from_y(i, i) = std::sqrt(r);
+      m.axis_unit[i] = mu[c.idx[std::size_t(i)]] / std::sqrt(r);
     }
-    return c;
+    return;
   }
   // active block of R0_f, its inverse square root C, and C^-1 K C^-1 = Q L Q^T
   Eigen::MatrixXd Rf(c.nf, c.nf), K = Eigen::MatrixXd::Zero(c.nf, c.nf);
   for (int i = 0; i < c.nf; ++i) {
     K(i, i) = 1.0 / (mu[c.idx[std::size_t(i)]] * mu[c.idx[std::size_t(i)]]);
-    for (int j = 0; j < c.nf; ++j) Rf(i, j) = c.R0(1 + c.idx[std::size_t(i)], 1 + c.idx[std::size_t(j)]);
+    for (int j = 0; j < c.nf; ++j) Rf(i, j) = m.R0(1 + c.idx[std::size_t(i)], 1 + c.idx[std::size_t(j)]);
   }
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> er(Rf);
   const Eigen::MatrixXd C = er.eigenvectors() * er.eigenvalues().cwiseInverse().cwiseSqrt().asDiagonal() * er.eigenvectors().transpose();
@@ -223,24 +218,38 @@ ContactR make_r(const Mat4& A, const Vec3& mu, const ProxOptions& opt, double gl
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> ek(Cinv * K * Cinv);
   const Eigen::MatrixXd to_y = ek.eigenvectors().transpose() * C, from_y = Cinv * ek.eigenvectors();
   for (int i = 0; i < c.nf; ++i) {
-    c.axis_unit[i] = 1.0 / std::sqrt(ek.eigenvalues()[i]);
+    m.axis_unit[i] = 1.0 / std::sqrt(ek.eigenvalues()[i]);
     for (int j = 0; j < c.nf; ++j) {
-      c.to_y(i, j) = to_y(i, j);
-      c.from_y(i, j) = from_y(i, j);
+      m.to_y(i, j) = to_y(i, j);
+      m.from_y(i, j) = from_y(i, j);
     }
   }
-  for (int i = c.nf; i < 3; ++i) c.to_y(i, i) = c.from_y(i, i) = 0.0;
-  return c;
+  for (int i = c.nf; i < 3; ++i) m.to_y(i, i) = m.from_y(i, i) = 0.0;
+  return;
 }
 
 // One contact's proximal update (eq. 21a, 21b in the R^-1 metric); the friction set uses
 // lambda_n^k for Jacobi (algorithm 1 line 8) and lambda_n^{k+1} for Gauss-Seidel (algorithm 2).
-Vec4 prox_update(const Vec4& l, const Vec4& v, const ContactR& r, double scale, bool gauss_seidel) {
+// Fast path for a sticking contact: z_f inside F = {sum (x_i / mu_i)^2 <= lambda_n^2} is its own
+// projection in every metric, so the ellipsoid map is skipped (most contacts of a resting
+// stack). The test is eq. 28's f <= 0 with the y-scaling cancelled: no division; it runs on whole
+// 4-vectors (1/mu = 0 outside the friction rows), so that the common visit passes no 3-vector
+// through memory (a store-forwarding stall per call, issue 12). An underflowing lambda_n^2 or a
+// non-finite z fails it and takes the careful path of ContactR::prox.
+inline Vec4 prox_update(const Vec4& l, const Vec4& v, const ContactR& r, const ContactMetric& m, double scale,
+                        bool gauss_seidel) {
   // R0 v as a product of diagonals where R0 is diagonal (the default local strategy)
-  const Vec4 z = r.diagonal ? Vec4(l - scale * r.r_diag.cwiseProduct(v)) : Vec4(l - scale * (r.R0 * v));
+  const Vec4 z = r.diagonal ? Vec4(l - scale * r.r_diag.cwiseProduct(v)) : Vec4(l - scale * (m.R0 * v));
+  const double n = std::max(0.0, z[0]);
+  const double lambda_n = gauss_seidel ? n : l[0];
+  const Vec4 q = z.cwiseProduct(r.inv_mu_row);
+  // summed in row order as the old loop over the friction rows did (a row without friction adds 0)
+  if (lambda_n > 0.0 && (q[1] * q[1] + q[2] * q[2]) + q[3] * q[3] <= lambda_n * lambda_n)
+    return Vec4(n, r.inv_mu_row[1] > 0.0 ? z[1] : 0.0, r.inv_mu_row[2] > 0.0 ? z[2] : 0.0,
+                r.inv_mu_row[3] > 0.0 ? z[3] : 0.0);
   Vec4 out;
-  out[0] = std::max(0.0, z[0]);
-  out.tail<3>() = r.prox(z.tail<3>(), gauss_seidel ? out[0] : l[0], scale);
+  out[0] = n;
+  out.tail<3>() = r.prox(z.tail<3>(), lambda_n, scale, m);
   return out;
 }
 
@@ -274,12 +283,15 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
     for (int k = 0; k < nc; ++k) a_max = std::max(a_max, op.diag(k).diagonal().maxCoeff());
     global_r = a_max > 0.0 ? 1.0 / a_max : 1.0;
   }
+  // hot and cold halves in separate arrays, so that a sweep streams 80 bytes of r-factors per
+  // contact and touches the metric only for a sliding contact or a full R0
   std::vector<ContactR> R(static_cast<std::size_t>(nc));
+  std::vector<ContactMetric> metric(static_cast<std::size_t>(nc));
   double scale = 0.0;  // of the impulses: |lambda^0| and |R b|
   for (int k = 0; k < nc; ++k) {
-    R[std::size_t(k)] = make_r(op.diag(k), op.mu(k), opt.prox, global_r);
+    make_r(op.diag(k), op.mu(k), opt.prox, global_r, R[std::size_t(k)], metric[std::size_t(k)]);
     lambda[std::size_t(k)] = feasible(lambda[std::size_t(k)], op.mu(k));
-    scale = std::max({scale, lambda[std::size_t(k)].cwiseAbs().maxCoeff(), (R[std::size_t(k)].R0 * op.b(k)).cwiseAbs().maxCoeff()});
+    scale = std::max({scale, lambda[std::size_t(k)].cwiseAbs().maxCoeff(), (metric[std::size_t(k)].R0 * op.b(k)).cwiseAbs().maxCoeff()});
   }
   scale = std::max(scale, op.joint_scale());
   double r_scale = 1.0;  // R = r_scale * R0; back-tracking multiplies it by nu
@@ -303,7 +315,7 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
       const auto update = [&](int k) {
         const auto i = std::size_t(k);
         const Vec4 v = op.velocity(k, next);
-        const Vec4 l = prox_update(next[i], v, R[i], r_scale, true);
+        const Vec4 l = prox_update(next[i], v, R[i], metric[i], r_scale, true);
         const Vec4 d = l - next[i];
         next[i] = l;
         if (d != Vec4::Zero()) op.applied(k, d);
@@ -337,7 +349,7 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
         for (int k = range.begin(); k != range.end(); ++k) {
           const auto i = std::size_t(k);
           velocity[i] = op.velocity(k, lambda);
-          next[i] = prox_update(lambda[i], velocity[i], R[i], r_scale, false);
+          next[i] = prox_update(lambda[i], velocity[i], R[i], metric[i], r_scale, false);
         }
       };
       if (opt.threads > 1) arena.execute([&] { tbb::parallel_for(tbb::blocked_range<int>(0, nc, 64), sweep); });

@@ -4,6 +4,8 @@
 #include <coulomb/integrators.h>
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 using namespace coulomb;
 
 namespace {
@@ -135,4 +137,50 @@ TEST(ContactAssembly, SpeculativeAndRestitutionTermsOfTheNormalRow) {
   as.baumgarte_beta = 0.2;
   assemble_contacts(model, st, u_free, {c}, {ContactCoefficients{Vec3(0.5, 0.5, 0), 0.0}}, as, p);
   EXPECT_NEAR(p.b[0][0], -2.0 - 0.2 * 0.002 / 0.01, 1e-12);
+}
+
+// The compact blocks the ContactProblem keeps (ContactRows) against the dense 4x6 products of
+// eq. 56-60: contact velocity, impulse response M^-1 J^T lambda and A_kk = J M^-1 J^T.
+TEST(ContactJacobian, CompactRowsMatchDenseBlocks) {
+  using Mat6 = Eigen::Matrix<double, 6, 6>;
+  TwoBodies tb;
+  const Vec3 p(0.3, 0.0, 0.8);
+  const Vec3 n = Vec3(0.2, 0.1, 1.0).normalized();
+  Vec3 t, s;
+  tangent_basis(n, t, s);
+  Mat46 Ja, Jb;
+  contact_jacobian(n, t, s, p - tb.state.x[0], p - tb.state.x[1], Ja, Jb);
+  ContactProblem problem;
+  problem.inv_mass = {0.5, 1.0 / 3.0};
+  problem.inv_inertia = {world_inv_inertia(tb.model, tb.state, 0), world_inv_inertia(tb.model, tb.state, 1)};
+  problem.add_contact(0, 1, contact_rows(n, t, s, p - tb.state.x[0], p - tb.state.x[1]), Vec4(0.1, 0.2, 0.3, 0.4),
+                      Vec3(0.5, 0.5, 0.0), p);
+  problem.finalize();
+  const ContactRows& r = problem.rows[0];
+  EXPECT_EQ(problem.J_a(0), Ja);
+  EXPECT_EQ(problem.J_b(0), Jb);
+  EXPECT_NEAR((r.velocity(tb.u(0), tb.u(1)) - (Ja * tb.u(0) + Jb * tb.u(1))).norm(), 0.0, 1e-14);
+  Mat6 Minv_a = Mat6::Zero(), Minv_b = Mat6::Zero();
+  Minv_a.topLeftCorner<3, 3>() = 0.5 * Mat3::Identity();
+  Minv_a.bottomRightCorner<3, 3>() = problem.inv_inertia[0];
+  Minv_b.topLeftCorner<3, 3>() = Mat3::Identity() / 3.0;
+  Minv_b.bottomRightCorner<3, 3>() = problem.inv_inertia[1];
+  EXPECT_NEAR((problem.MinvJT_a(0) - Minv_a * Ja.transpose()).norm(), 0.0, 1e-14);
+  EXPECT_NEAR((problem.MinvJT_b(0) - Minv_b * Jb.transpose()).norm(), 0.0, 1e-14);
+  const Mat4 A = Ja * Minv_a * Ja.transpose() + Jb * Minv_b * Jb.transpose();
+  EXPECT_NEAR((problem.A_diag[0] - A).norm(), 0.0, 1e-13 * A.norm());
+  const Vec4 lambda(1.0, -0.3, 0.2, 0.05);
+  std::vector<Vec6> w;
+  problem.body_impulse_response({lambda}, w);
+  EXPECT_NEAR((w[0] - Minv_a * Ja.transpose() * lambda).norm(), 0.0, 1e-14);
+  EXPECT_NEAR((w[1] - Minv_b * Jb.transpose() * lambda).norm(), 0.0, 1e-14);
+  // the dense form goes in too, and one without eq. 56's structure is refused
+  ContactProblem dense = problem;
+  dense.clear_contacts();
+  dense.add_contact(0, 1, Ja, Jb, Vec4::Zero(), Vec3::Zero(), p);
+  EXPECT_EQ(dense.rows[0].ang_a, r.ang_a);
+  EXPECT_EQ(dense.rows[0].lin, r.lin);
+  Mat46 bad = Jb;
+  bad(3, 0) = 1.0;  // a linear part in the torsion row
+  EXPECT_THROW(dense.add_contact(0, 1, Ja, bad, Vec4::Zero(), Vec3::Zero(), p), std::invalid_argument);
 }

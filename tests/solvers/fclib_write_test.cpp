@@ -122,7 +122,7 @@ TEST(FclibWrite, ClearErrors) {
   EXPECT_EQ(info.title, "second");
   // an unfinalized problem cannot be assembled
   ContactProblem raw = wall_problem();
-  raw.MinvJT_a.clear();
+  raw.finalized = false;
   EXPECT_THROW(assembled_problem(raw), std::invalid_argument);
 }
 

@@ -27,8 +27,8 @@ Eigen::MatrixXd dense_A(const ContactProblem& p) {
   const int nc = p.num_contacts(), nb = p.num_bodies();
   Eigen::MatrixXd J = Eigen::MatrixXd::Zero(4 * nc, 6 * nb), Minv = Eigen::MatrixXd::Zero(6 * nb, 6 * nb);
   for (int k = 0; k < nc; ++k) {
-    J.block<4, 6>(4 * k, 6 * p.body_a[std::size_t(k)]) += p.J_a[std::size_t(k)];
-    J.block<4, 6>(4 * k, 6 * p.body_b[std::size_t(k)]) += p.J_b[std::size_t(k)];
+    J.block<4, 6>(4 * k, 6 * p.body_a[std::size_t(k)]) += p.J_a(k);
+    J.block<4, 6>(4 * k, 6 * p.body_b[std::size_t(k)]) += p.J_b(k);
   }
   for (int i = 0; i < nb; ++i) {
     Minv.block<3, 3>(6 * i, 6 * i) = p.inv_mass[std::size_t(i)] * Mat3::Identity();
@@ -138,7 +138,7 @@ ContactProblem permuted(const ContactProblem& p, const std::vector<int>& perm) {
   out.clear_contacts();
   for (const int k : perm) {
     const auto i = std::size_t(k);
-    out.add_contact(p.body_a[i], p.body_b[i], p.J_a[i], p.J_b[i], p.b[i], p.mu[i], p.point[i]);
+    out.add_contact(p.body_a[i], p.body_b[i], p.rows[i], p.b[i], p.mu[i], p.point[i]);
   }
   out.finalize();
   return out;

@@ -56,13 +56,13 @@ double bytes_per_contact_sweep(const std::string& solver) {
   // both engines: two bodies' velocity state read and written back (Coulomb: w = M^-1 J^T lambda,
   // 6 doubles; Bullet: delta linear and angular velocity, 2 btVector3)
   if (solver == "pgs" || solver == "prox-gs") {
-    const double body = 2.0 * sizeof(int) + 2.0 * d /*inv_mass*/ + 2.0 * 2.0 * sizeof(Vec6) /*w read + write*/;
-    const double jacobians = 2.0 * sizeof(Mat46) + 2.0 * sizeof(Mat64);  // J_a, J_b, M^-1 J_a^T, M^-1 J_b^T
+    const double body = 2.0 * sizeof(int) + 2.0 * 2.0 * sizeof(Vec6) /*w read + write*/;
+    const double jacobians = sizeof(ContactRows);  // J_a, J_b, M^-1 J_a^T, M^-1 J_b^T, compact (inverse masses included)
     const double rows = sizeof(Vec4) /*b*/ + sizeof(Vec3) /*mu*/ + 2.0 * sizeof(Vec4) /*lambda read + write*/;
     if (solver == "pgs") return body + jacobians + rows + sizeof(Mat4) /*A_kk*/;
-    // prox-gs: its r-factors (diagonal R, friction scales: 12 doubles), the copy lambda^k -> lambda^{k+1}
-    // and the residual pass over both (3 more Vec4)
-    return body + jacobians + rows + 12.0 * d + 3.0 * sizeof(Vec4);
+    // prox-gs: its r-factors (the 96-byte hot record: diagonal R, 1 / mu, active rows), the copy
+    // lambda^k -> lambda^{k+1} and the residual pass over both (3 more Vec4)
+    return body + jacobians + rows + 96.0 + 3.0 * sizeof(Vec4);
   }
   if (solver == "bullet") {
     // per row: the whole btSolverConstraint, and per body its delta velocities (read + write),

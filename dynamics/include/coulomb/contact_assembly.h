@@ -26,6 +26,8 @@ struct AssemblySettings {
 // from the two centres of mass to the contact point; rows (normal, t, s, torsion).
 void contact_jacobian(const Vec3& n, const Vec3& t, const Vec3& s, const Vec3& r_a, const Vec3& r_b,
                       Mat46& J_a, Mat46& J_b);
+// The same blocks in the compact form the ContactProblem keeps (contact_problem.h).
+ContactRows contact_rows(const Vec3& n, const Vec3& t, const Vec3& s, const Vec3& r_a, const Vec3& r_b);
 
 // Fills `out` (bodies and contacts) and finalizes it. `state` holds the configuration the
 // contacts were detected at and the pre-step velocities u^t; `u_free` the unconstrained

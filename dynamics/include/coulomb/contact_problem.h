@@ -17,6 +17,59 @@ namespace coulomb {
 using Mat46 = Eigen::Matrix<double, 4, 6>;
 using Mat64 = Eigen::Matrix<double, 6, 4>;
 using Mat4 = Eigen::Matrix4d;
+using Mat43 = Eigen::Matrix<double, 4, 3>;
+using Mat34 = Eigen::Matrix<double, 3, 4>;
+
+// One contact's Jacobian blocks and M^-1 J^T blocks without the zeros and repeats of the 4x6
+// forms (seed 000 eq. 56): J_a = [-L, A_a], J_b = [L, A_b] with L the linear part (rows n, t, s
+// over a zero torsion row), and M^-1 J_i^T = [+-m_i^-1 L^T; I_i^-1 A_i^T] (eq. 59-60).
+// 496 bytes where the four 4x6 blocks took 768: a Gauss-Seidel visit reads only this, w of both
+// bodies, b and its impulse (issue 12, tools/bench/README.md "Sweep cost"). L keeps its zero
+// torsion row so that every product is a whole 4-vector.
+struct ContactRows {
+  Mat43 lin = Mat43::Zero();        // J_b's linear part (J_a's is -lin); row 3 (torsion) is zero
+  double inv_mass_a = 0.0;          // finalize(): the bodies' inverse masses (0: fixed)
+  double inv_mass_b = 0.0;
+  Mat43 ang_a = Mat43::Zero();      // angular parts of J_a, J_b (rows n, t, s, tau)
+  Mat43 ang_b = Mat43::Zero();
+  Mat34 minv_ang_a = Mat34::Zero(); // finalize(): I_a^-1 ang_a^T, I_b^-1 ang_b^T
+  Mat34 minv_ang_b = Mat34::Zero();
+
+  // J_a w_a + J_b w_b (w: linear then angular, per body). Both products are summed column by
+  // column, in the order of the 4x6 products they replace, so that the results are those of the
+  // 4x6 blocks bit for bit ((-x) y = -(x y) exactly).
+  Vec4 velocity(const Vec6& wa, const Vec6& wb) const {
+    Vec4 va = lin.col(0) * -wa[0];
+    va -= lin.col(1) * wa[1];
+    va -= lin.col(2) * wa[2];
+    va += ang_a.col(0) * wa[3];
+    va += ang_a.col(1) * wa[4];
+    va += ang_a.col(2) * wa[5];
+    Vec4 vb = lin.col(0) * wb[0];
+    vb += lin.col(1) * wb[1];
+    vb += lin.col(2) * wb[2];
+    vb += ang_b.col(0) * wb[3];
+    vb += ang_b.col(1) * wb[4];
+    vb += ang_b.col(2) * wb[5];
+    return va + vb;
+  }
+  // w_a += M^-1 J_a^T l, w_b += M^-1 J_b^T l: the linear part (+-m^-1 L^T l) summed row by row of
+  // L as the 6x4 product summed its columns, each half of w updated in place (a Vec6 built from
+  // two Vec3 halves costs a store-forwarding stall)
+  void add_response_a(const Vec4& l, Vec6& w) const { add_response(-inv_mass_a, minv_ang_a, l, w); }
+  void add_response_b(const Vec4& l, Vec6& w) const { add_response(inv_mass_b, minv_ang_b, l, w); }
+  void add_response(double m, const Mat34& minv_ang, const Vec4& l, Vec6& w) const {
+    Vec3 p = (lin.row(0).transpose() * m) * l[0];
+    p += (lin.row(1).transpose() * m) * l[1];
+    p += (lin.row(2).transpose() * m) * l[2];
+    w.head<3>() += p;
+    w.tail<3>() += minv_ang * l;
+  }
+  Mat46 J_a() const;
+  Mat46 J_b() const;
+  Mat64 MinvJT_a() const;
+  Mat64 MinvJT_b() const;
+};
 
 struct ContactProblem {
   // bodies (nb)
@@ -25,14 +78,14 @@ struct ContactProblem {
 
   // contacts (nc)
   std::vector<int> body_a, body_b;
-  std::vector<Mat46> J_a, J_b;    // seed 000 eq. 56: rows [n t s tau] acting on (v, omega)
+  std::vector<ContactRows> rows;  // seed 000 eq. 56: rows [n t s tau] acting on (v, omega); M^-1 J^T after finalize()
   std::vector<Vec4> b;            // v = A lambda + b (unit: m/s, rad/s for the torsion row)
   std::vector<Vec3> mu;           // (mu_s, mu_t, mu_tau): eq. 16 friction coefficients
   std::vector<Vec3> point;        // world contact positions (orderings by position, seed 001 CP)
 
-  // derived by finalize(): M^-1 J^T blocks (6x4) and the diagonal blocks A_kk (4x4)
-  std::vector<Mat64> MinvJT_a, MinvJT_b;
+  // derived by finalize(): the diagonal blocks A_kk (4x4)
   std::vector<Mat4> A_diag;
+  bool finalized = false;         // M^-1 J^T in rows and A_diag are current
 
   // rigid joints (dynamics/joint_rows.h): bilateral and limit rows solved beside the contacts;
   // finalize() derives their blocks too
@@ -40,7 +93,16 @@ struct ContactProblem {
 
   int num_bodies() const { return int(inv_mass.size()); }
   int num_contacts() const { return int(body_a.size()); }
+  // the 4x6 and 6x4 forms of contact k's blocks (assembled problems, tests)
+  Mat46 J_a(int k) const { return rows[std::size_t(k)].J_a(); }
+  Mat46 J_b(int k) const { return rows[std::size_t(k)].J_b(); }
+  Mat64 MinvJT_a(int k) const { return rows[std::size_t(k)].MinvJT_a(); }
+  Mat64 MinvJT_b(int k) const { return rows[std::size_t(k)].MinvJT_b(); }
   void clear_contacts();
+  void reserve_contacts(std::size_t n);
+  void add_contact(int a, int b_body, const ContactRows& J, const Vec4& bias, const Vec3& mu_k, const Vec3& position);
+  // Ja, Jb must have eq. 56's structure (J_a's linear part -J_b's, no linear torsion part):
+  // std::invalid_argument otherwise
   void add_contact(int a, int b_body, const Mat46& Ja, const Mat46& Jb, const Vec4& bias, const Vec3& mu_k,
                    const Vec3& position);
   void finalize();

@@ -81,18 +81,20 @@ class MatrixFreeOperator {
   // joint reads w of lambda^k and w is left alone (the caller resets it).
   template <bool GaussSeidel>
   JointSweep sweep_joints(const std::vector<double>& from, std::vector<double>& to, double scale);
-  // seed 000 eq. 25: v_k = J_k w + b_k with w = M^-1 J^T lambda kept up to date
-  Vec4 velocity(int k, const std::vector<Vec4>&) const {
+  // seed 000 eq. 25: v_k = J_k w + b_k with w = M^-1 J^T lambda kept up to date; reads the
+  // contact's compact blocks (ContactRows), both bodies' w and b_k only. Always inlined: GCC
+  // left it a call inside the sweeps, its 4-vector returned through memory (issue 12).
+  [[gnu::always_inline]] Vec4 velocity(int k, const std::vector<Vec4>&) const {
     const auto i = std::size_t(k);
-    return p_.J_a[i] * w_[std::size_t(p_.body_a[i])] + p_.J_b[i] * w_[std::size_t(p_.body_b[i])] + p_.b[i];
+    return p_.rows[i].velocity(w_[std::size_t(p_.body_a[i])], w_[std::size_t(p_.body_b[i])]) + p_.b[i];
   }
   // seed 000 eq. 26. A fixed body's w stays zero (its M^-1 J^T is zero) and is not written, so
   // that contacts of one colour (contact_coloring.h) may share it while they run in parallel.
-  void applied(int k, const Vec4& dlambda) {
+  [[gnu::always_inline]] void applied(int k, const Vec4& dlambda) {
     const auto i = std::size_t(k);
-    const auto a = std::size_t(p_.body_a[i]), b = std::size_t(p_.body_b[i]);
-    if (p_.inv_mass[a] > 0.0) w_[a] += p_.MinvJT_a[i] * dlambda;
-    if (p_.inv_mass[b] > 0.0) w_[b] += p_.MinvJT_b[i] * dlambda;
+    const ContactRows& r = p_.rows[i];
+    if (r.inv_mass_a > 0.0) r.add_response_a(dlambda, w_[std::size_t(p_.body_a[i])]);
+    if (r.inv_mass_b > 0.0) r.add_response_b(dlambda, w_[std::size_t(p_.body_b[i])]);
   }
 
  private:

@@ -2,6 +2,7 @@
 #pragma once
 #include <coulomb/contact_operator.h>
 
+#include <cmath>
 #include <vector>
 
 namespace coulomb {
@@ -17,22 +18,27 @@ double fclib_natural_map_merit(const std::vector<Vec3>& r, const std::vector<Vec
 
 // The same merit for any contact operator: W = the (n, t, s) rows of A, q = the (n, t, s) part
 // of b, mu = mu_s. Torsion rows are left out (FCLib has none).
+// One contact's term of fclib_natural_map_merit: ||r - P_C(r - u_hat)||^2.
+double natural_map_term(const Vec3& r, const Vec3& u, double mu);
+
+// The merit at impulses lambda whose velocities v = A lambda + b a solver already holds (no
+// product with A); the same sum in the same order as fclib_natural_map_merit.
 template <class Op>
-double fclib_merit(Op& op, const std::vector<Vec4>& lambda) {
-  const std::size_t nc = std::size_t(op.size());
-  if (nc == 0) return 0.0;
-  std::vector<Vec4> v;
-  all_velocities(op, lambda, v);
-  std::vector<Vec3> r(nc), u(nc);
-  std::vector<double> mu(nc);
-  double q2 = 0.0;
-  for (std::size_t k = 0; k < nc; ++k) {
-    r[k] = lambda[k].head<3>();
-    u[k] = v[k].head<3>();
-    mu[k] = op.mu(int(k))[0];
+double fclib_merit_at(const Op& op, const std::vector<Vec4>& lambda, const std::vector<Vec4>& v) {
+  double sum = 0.0, q2 = 0.0;
+  for (std::size_t k = 0; k < lambda.size(); ++k) {
+    sum += natural_map_term(lambda[k].head<3>(), v[k].head<3>(), op.mu(int(k))[0]);
     q2 += op.b(int(k)).template head<3>().squaredNorm();
   }
-  return fclib_natural_map_merit(r, u, mu, std::sqrt(q2));
+  return std::sqrt(sum) / (1.0 + std::sqrt(std::sqrt(q2)));
+}
+
+template <class Op>
+double fclib_merit(Op& op, const std::vector<Vec4>& lambda) {
+  if (op.size() == 0) return 0.0;
+  std::vector<Vec4> v;
+  all_velocities(op, lambda, v);
+  return fclib_merit_at(op, lambda, v);
 }
 
 double fclib_merit(const ContactProblem& problem, const ContactSolution& solution);
