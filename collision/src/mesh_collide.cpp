@@ -207,45 +207,6 @@ Penetration polytope_sat(const PolytopeView& a, const PolytopeView& b, double sc
   return best;
 }
 
-// polytope_sat for two triangles, with the same axes in the same order and the same results to
-// the bit, at half the dot products: a face axis and its opposite share one set of dots
-// ((-n) . x is -(n . x) exactly), and the loops have fixed length.
-Penetration triangle_sat(const WorldTriangle& a, const WorldTriangle& b, double scale, double envelope) {
-  Penetration best{Vec3::Zero(), std::numeric_limits<double>::infinity()};
-  const auto consider = [&](const Vec3& n, double o, double bias) {
-    if (o + bias < best.depth) best = {n, o};
-    return !keep(best.depth, envelope);
-  };
-  const auto range = [](const Vec3 (&v)[3], const Vec3& n, double& lo, double& hi) {
-    const double d0 = n.dot(v[0]), d1 = n.dot(v[1]), d2 = n.dot(v[2]);
-    lo = std::min({d0, d1, d2});
-    hi = std::max({d0, d1, d2});
-  };
-  double lo_a, hi_a, lo_b, hi_b;
-  const Vec3& na = a.faces[0];
-  range(a.v, na, lo_a, hi_a);
-  range(b.v, na, lo_b, hi_b);
-  if (consider(na, hi_a - lo_b, 0.0) || consider(-na, -lo_a - -hi_b, 0.0)) return best;
-  const Vec3& nb = b.faces[0];
-  range(a.v, nb, lo_a, hi_a);
-  range(b.v, nb, lo_b, hi_b);
-  if (consider(-nb, -lo_a - -hi_b, 0.0) || consider(nb, hi_a - lo_b, 0.0)) return best;
-  const Vec3 centres = b.centre - a.centre;
-  const double tol = 1e-9 * scale;
-  for (const Vec3& e1 : a.edges)
-    for (const Vec3& e2 : b.edges) {
-      Vec3 n = e1.cross(e2);
-      const double len = n.norm();
-      if (len < 1e-6) continue;
-      n /= len;
-      if (n.dot(centres) < 0.0) n = -n;
-      range(a.v, n, lo_a, hi_a);
-      range(b.v, n, lo_b, hi_b);
-      if (consider(n, hi_a - lo_b, tol)) return best;
-    }
-  return best;
-}
-
 double half_diagonal(const ShapeLibrary& lib, const Placed& p) {
   if (p.shape.type == ShapeType::Mesh) return 0.5 * (p.shape.mesh->hi - p.shape.mesh->lo).norm();
   const Aabb box = lib.aabb(p.shape, Pose{}, 0.0);
@@ -426,7 +387,7 @@ void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env
     }
     if (!keep(box_overlap, env)) continue;
     if (kept.size() == cap && std::min(box_overlap, max_depth) + max_depth < rank(kept.front().pen.depth)) continue;
-    const Penetration pen = triangle_sat(wa, wb, scale, env);
+    const Penetration pen = polytope_sat(wa.view(), wb.view(), scale, env);
     if (!keep(pen.depth, env)) continue;
     const TrianglePair p{i, j, e, pen};
     if (kept.size() < cap) {
