@@ -46,6 +46,12 @@ void ContactProblem::reserve_contacts(std::size_t n) {
   A_diag.reserve(n);
 }
 
+void ContactProblem::resize_contacts(std::size_t n) {
+  body_a.resize(n); body_b.resize(n); rows.resize(n); b.resize(n); mu.resize(n); point.resize(n);
+  A_diag.resize(n);
+  finalized = false;
+}
+
 void ContactProblem::add_contact(int a, int b_body, const ContactRows& J, const Vec4& bias, const Vec3& mu_k,
                                  const Vec3& position) {
   body_a.push_back(a); body_b.push_back(b_body);

@@ -1,5 +1,6 @@
 #include <coulomb/contact_coloring.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 
@@ -8,29 +9,45 @@ namespace coulomb {
 void color_contacts(const ContactProblem& p, ContactColoring& out) {
   const int nc = p.num_contacts();
   constexpr int kOverflow = ContactColoring::kMaxColors;
+  // units: runs of consecutive contacts of one body pair; first[u] is unit u's first contact
+  std::vector<int> first;
+  for (int k = 0; k < nc; ++k)
+    if (k == 0 || p.body_a[std::size_t(k)] != p.body_a[std::size_t(k) - 1] ||
+        p.body_b[std::size_t(k)] != p.body_b[std::size_t(k) - 1])
+      first.push_back(k);
+  const int nu = int(first.size());
+  first.push_back(nc);
+
   std::vector<std::uint64_t> used(std::size_t(p.num_bodies()), 0);  // colours each body is in
-  std::vector<int> color(static_cast<std::size_t>(nc));
+  std::vector<int> color(static_cast<std::size_t>(nu));
   int colors = 0;
-  for (int k = 0; k < nc; ++k) {
+  for (int u = 0; u < nu; ++u) {
+    const int k = first[std::size_t(u)];
     const auto a = std::size_t(p.body_a[std::size_t(k)]), b = std::size_t(p.body_b[std::size_t(k)]);
     const bool move_a = p.inv_mass[a] > 0.0, move_b = p.inv_mass[b] > 0.0;
     const std::uint64_t taken = (move_a ? used[a] : 0) | (move_b ? used[b] : 0);
     const int c = taken == ~std::uint64_t(0) ? kOverflow : std::countr_one(taken);
-    color[std::size_t(k)] = c;
+    color[std::size_t(u)] = c;
     if (c == kOverflow) continue;
     colors = std::max(colors, c + 1);
     if (move_a) used[a] |= std::uint64_t(1) << c;
     if (move_b) used[b] |= std::uint64_t(1) << c;
   }
-  // counting sort by colour (stable: ascending contact index within a colour)
+  // counting sort of the units by colour (stable: ascending unit index within a colour)
+  const auto group = [&](int u) { return std::size_t(color[std::size_t(u)] == kOverflow ? colors : color[std::size_t(u)]); };
   out.color_start.assign(std::size_t(colors) + 2, 0);
-  for (int c : color) ++out.color_start[std::size_t(c == kOverflow ? colors : c) + 1];
+  for (int u = 0; u < nu; ++u) ++out.color_start[group(u) + 1];
   for (std::size_t c = 1; c < out.color_start.size(); ++c) out.color_start[c] += out.color_start[c - 1];
-  std::vector<int> next(out.color_start.begin(), out.color_start.end() - 1);
-  out.order.resize(std::size_t(nc));
-  for (int k = 0; k < nc; ++k) {
-    const int c = color[std::size_t(k)];
-    out.order[std::size_t(next[std::size_t(c == kOverflow ? colors : c)]++)] = k;
+  std::vector<int> slot(out.color_start.begin(), out.color_start.end() - 1);
+  std::vector<int> unit_order(static_cast<std::size_t>(nu));
+  for (int u = 0; u < nu; ++u) unit_order[std::size_t(slot[group(u)]++)] = u;
+  out.order.clear();
+  out.order.reserve(std::size_t(nc));
+  out.unit_start.assign(1, 0);
+  out.unit_start.reserve(std::size_t(nu) + 1);
+  for (const int u : unit_order) {
+    for (int k = first[std::size_t(u)]; k < first[std::size_t(u) + 1]; ++k) out.order.push_back(k);
+    out.unit_start.push_back(int(out.order.size()));
   }
 }
 

@@ -2,6 +2,7 @@
 // bytes per contact), which is small beside the sweeps of any solver over the same contacts.
 #include <coulomb/island_solve.h>
 #include <coulomb/merit.h>
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -19,13 +20,23 @@ void extract_island_problem(const ContactProblem& global, const Islands& islands
     out.inv_mass.push_back(global.inv_mass[std::size_t(*it)]);
     out.inv_inertia.push_back(global.inv_inertia[std::size_t(*it)]);
   }
-  out.clear_contacts();
-  for (int e = islands.contact_start[i]; e < islands.contact_start[i + 1]; ++e) {
-    const auto k = std::size_t(islands.contacts[std::size_t(e)]);
-    out.add_contact(local(global.body_a[k]), local(global.body_b[k]), global.rows[k], global.b[k], global.mu[k],
-                    global.point[k]);
-    out.A_diag.push_back(global.A_diag[k]);
-  }
+  // the contacts in parallel (the caller's TBB arena), each copied alone: a kept `out` of about
+  // the same size is overwritten in place, without a serial pass to clear or construct it
+  const int first = islands.contact_start[i], n = islands.contact_start[i + 1] - first;
+  out.resize_contacts(std::size_t(n));
+  out.joints.clear();
+  tbb::parallel_for(tbb::blocked_range<int>(0, n, 256), [&](const tbb::blocked_range<int>& r) {
+    for (int e = r.begin(); e != r.end(); ++e) {
+      const auto k = std::size_t(islands.contacts[std::size_t(first + e)]), j = std::size_t(e);
+      out.body_a[j] = local(global.body_a[k]);
+      out.body_b[j] = local(global.body_b[k]);
+      out.rows[j] = global.rows[k];
+      out.b[j] = global.b[k];
+      out.mu[j] = global.mu[k];
+      out.point[j] = global.point[k];
+      out.A_diag[j] = global.A_diag[k];
+    }
+  });
   for (int e = islands.joint_start[i]; e < islands.joint_start[i + 1]; ++e) {
     const int j = islands.joints[std::size_t(e)];
     const int a = global.joints.body_a[std::size_t(j)], b = global.joints.body_b[std::size_t(j)];
@@ -54,7 +65,14 @@ SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Is
     }
   }
   std::vector<SolverStats> stats(static_cast<std::size_t>(ni));
-  tbb::parallel_for(0, ni, [&](int isl) {
+  // An island with at least half of the contacts keeps all threads for its own solve (graph
+  // colouring, sweep_team.h); it runs in the calling thread after the others, so that its
+  // helpers find the workers free: inside the parallel loop a worker that took it could find no
+  // second thread for them, and the solve would run alone (measured: 2.5 against 1.8 ms loops).
+  int large = -1;
+  for (int isl = 0; isl < ni && opt.threads > 1; ++isl)
+    if (2 * islands.contact_count(isl) >= nc) large = isl;
+  const auto solve_island = [&](int isl) {
     const auto i = std::size_t(isl);
     ContactProblem fresh;
     ContactSolution fresh_part;
@@ -82,13 +100,17 @@ SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Is
       part.joint_lambda.clear();  // a kept part may hold an earlier call's
     }
     SolverOptions o = opt;
-    if (2 * sub.num_contacts() < nc) o.threads = 1;
+    if (isl != large) o.threads = 1;
     stats[i] = solve(sub, o, part);
     // islands own disjoint contacts: the scatter writes never collide
     for (std::size_t k = 0; k < part.lambda.size(); ++k)
       solution.lambda[std::size_t(islands.contacts[std::size_t(first) + k])] = part.lambda[k];
     if (joints) for_joint_rows([&](std::size_t l, std::size_t g) { solution.joint_lambda[g] = part.joint_lambda[l]; });
+  };
+  tbb::parallel_for(0, ni, [&](int isl) {
+    if (isl != large) solve_island(isl);
   });
+  if (large >= 0) solve_island(large);
 
   SolverStats all;
   std::size_t longest = 0;

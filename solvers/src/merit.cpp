@@ -1,5 +1,8 @@
 // FCLib natural-map merit (libfclib's MERIT_1), the common yardstick of every solver.
 #include <coulomb/merit.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 
 #include <cmath>
 
@@ -27,9 +30,20 @@ double fclib_natural_map_merit(const std::vector<Vec3>& r, const std::vector<Vec
   return std::sqrt(sum) / (1.0 + std::sqrt(q_norm));
 }
 
+// The terms in parallel (the caller's TBB arena), each alone, then summed in index order: the
+// same bits as fclib_merit(op, lambda) on any thread count.
 double fclib_merit(const ContactProblem& problem, const ContactSolution& solution) {
   MatrixFreeOperator op(problem);
-  return fclib_merit(op, solution.lambda);
+  const std::vector<Vec4>& lambda = solution.lambda;
+  op.reset(lambda);
+  std::vector<double> term(lambda.size());
+  tbb::parallel_for(tbb::blocked_range<int>(0, op.size(), 512), [&](const tbb::blocked_range<int>& r) {
+    for (int k = r.begin(); k != r.end(); ++k) {
+      const auto i = std::size_t(k);
+      term[i] = natural_map_term(lambda[i].head<3>(), op.velocity(k, lambda).head<3>(), op.mu(k)[0]);
+    }
+  });
+  return fclib_merit_of_terms(op, [&](int k) { return term[std::size_t(k)]; });
 }
 
 }  // namespace coulomb

@@ -60,8 +60,8 @@
 #include <coulomb/contact_coloring.h>
 #include <coulomb/merit.h>
 #include <coulomb/solver.h>
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_reduce.h>
+
+#include "sweep_team.h"
 
 #include <algorithm>
 #include <chrono>
@@ -77,7 +77,7 @@ namespace {
 using pgs_detail::row_residual;
 using pgs_detail::solved_rows;
 
-constexpr int kContactsPerChunk = 32;  // of a colour, per parallel task (graph_coloring): ~3 us of work
+constexpr int kContactsPerBlock = 32;  // of a colour, per block of a team stage (graph_coloring): ~2 us of work
 
 // Projects every impulse onto its box (seed 001 eq. 17): lambda_n >= 0, |lambda_j| <= mu_j lambda_n.
 template <class Op>
@@ -160,32 +160,26 @@ SweepResult sweep(Op& op, std::vector<Vec4>& lambda, const std::vector<int>& ord
 }
 
 // The same sweep colour by colour (contact_coloring.h): the contacts of one colour share no
-// moving body, so with threads > 1 they run in parallel chunks. max_delta and max_lambda are
-// maxima, exact in any order: the result is that of one thread, bit for bit.
+// moving body, so each colour is one stage of the team (sweep_team.h), its blocks on any member.
+// max_delta and max_lambda are maxima, exact in any order: the result is that of one thread, bit
+// for bit. The overflow group is swept by the caller alone.
 template <int First, int Last, class Op>
 SweepResult colored_sweep(Op& op, std::vector<Vec4>& lambda, const ContactColoring& c, const std::vector<Vec4>& step,
-                          int threads) {
-  SweepResult s;
-  const auto merge = [](SweepResult x, const SweepResult& y) {
-    x.max_delta = std::max(x.max_delta, y.max_delta);
-    x.max_lambda = std::max(x.max_lambda, y.max_lambda);
-    return x;
+                          detail::SweepTeam& team, std::vector<detail::Padded<SweepResult>>& acc) {
+  acc.assign(std::size_t(team.size()), {});
+  auto block = [&](int first_unit, int end_unit, int member) {
+    SweepResult& s = acc[std::size_t(member)].value;
+    for (int e = c.unit_start[std::size_t(first_unit)]; e < c.unit_start[std::size_t(end_unit)]; ++e)
+      sweep_contact<First, Last, false>(op, lambda, c.order[std::size_t(e)], step, s);
   };
-  const int groups = c.colors() + 1;  // the colours, then the overflow (sequential)
-  for (int g = 0; g < groups; ++g) {
-    const int begin = c.color_start[std::size_t(g)], end = c.color_start[std::size_t(g) + 1];
-    if (threads > 1 && g < c.colors() && end - begin >= 2 * kContactsPerChunk) {
-      s = merge(s, tbb::parallel_reduce(
-                       tbb::blocked_range<int>(begin, end, kContactsPerChunk), SweepResult{},
-                       [&](const tbb::blocked_range<int>& r, SweepResult acc) {
-                         for (int e = r.begin(); e != r.end(); ++e)
-                           sweep_contact<First, Last, false>(op, lambda, c.order[std::size_t(e)], step, acc);
-                         return acc;
-                       },
-                       merge));
-    } else {
-      for (int e = begin; e < end; ++e) sweep_contact<First, Last, false>(op, lambda, c.order[std::size_t(e)], step, s);
-    }
+  const int units = c.units_for(kContactsPerBlock);
+  for (int g = 0; g < c.colors(); ++g)
+    team.run(c.color_start[std::size_t(g)], c.color_start[std::size_t(g) + 1], units, block);
+  block(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1], 0);
+  SweepResult s;
+  for (const auto& a : acc) {
+    s.max_delta = std::max(s.max_delta, a.value.max_delta);
+    s.max_lambda = std::max(s.max_lambda, a.value.max_lambda);
   }
   return s;
 }
@@ -219,13 +213,20 @@ double current_theta(Op& op, const std::vector<Vec4>& lambda, std::vector<Vec4>&
 // style with their exact block solve, and take part in the stopping test.
 template <class Op>
 SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std::vector<double>& joint_lambda,
-                const std::vector<Vec3>* point, const ContactColoring* coloring = nullptr) {
+                const std::vector<Vec3>* point, const ContactColoring* coloring = nullptr,
+                detail::SweepTeam* shared_team = nullptr) {
   const auto t0 = std::chrono::steady_clock::now();
   const int nc = op.size(), nj = op.joint_rows();
   SolverStats stats;
   if (!opt.warm_start || int(lambda.size()) != nc) lambda.assign(std::size_t(nc), Vec4::Zero());
   if (!opt.warm_start || int(joint_lambda.size()) != nj) joint_lambda.assign(std::size_t(nj), 0.0);
   const auto joints = [&] { return op.template sweep_joints<true>(joint_lambda, joint_lambda, 1.0); };
+
+  // graph_coloring: the helpers of the colour stages (sweep_team.h), started by the caller before
+  // it coloured the contacts; they also take the passes over all contacts at the end
+  detail::SweepTeam own_team(1);
+  detail::SweepTeam& team = coloring && shared_team ? *shared_team : own_team;
+  std::vector<detail::Padded<SweepResult>> member_results;
 
   project_onto_box(op, lambda);  // a warm start must itself lie in the box before it is used
   op.reset(lambda);
@@ -295,7 +296,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
     }
   } else {
     for (int it = 0; it < opt.max_iterations && nc + nj > 0; ++it) {
-      const SweepResult s = coloring ? colored_sweep<0, 3>(op, lambda, *coloring, step, opt.threads)
+      const SweepResult s = coloring ? colored_sweep<0, 3>(op, lambda, *coloring, step, team, member_results)
                                      : sweep<0, 3, false>(op, lambda, order, step);
       const JointSweep j = joints();
       stats.iterations = it + 1;
@@ -314,10 +315,12 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   // orderings every friction row was projected after its normal row, so this changes nothing.
   project_onto_box(op, lambda);
   std::vector<Vec4> v;
-  all_velocities(op, lambda, v);                                    // a fresh A lambda + b
+  std::vector<double> merit_terms;
+  detail::team_velocities(team, op, lambda, v);                     // a fresh A lambda + b
   stats.residual = pgs_detail::theta(std::as_const(op), lambda, v);  // seed 001 eq. 23
   if (opt.record_history && stats.iterations > 0) stats.history.push_back(stats.residual);
-  stats.merit = fclib_merit_at(op, lambda, v);                     // at the same v: no second product
+  stats.merit = detail::team_fclib_merit_at(team, op, lambda, v, merit_terms);  // at the same v: no second product
+  team.finish();
   // Converged must mean converged (issue 11): a non-finite iterate (q ~ 1e300 overflows) makes
   // every delta NaN, which the stopping test cannot see, and a row with W_rr = 0 is skipped by
   // the sweeps, so a violated one (W = 0, b_n < 0) leaves lambda unchanged and "converged".
@@ -337,9 +340,13 @@ SolverStats solve_pgs(const ContactProblem& p, const SolverOptions& opt, Contact
     throw std::invalid_argument("pgs ordering \"cp\": ContactProblem::point must hold one position per contact");
   MatrixFreeOperator op(p, &sol.joint_lambda);
   if (opt.graph_coloring && opt.pgs.ordering == PgsOrdering::Default) {
+    const auto t0 = std::chrono::steady_clock::now();
+    detail::SweepTeam team(opt.threads);
     ContactColoring coloring;
     color_contacts(p, coloring);
-    return pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point, &coloring);
+    SolverStats stats = pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point, &coloring, &team);
+    stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();  // with the colouring
+    return stats;
   }
   return pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point);
 }

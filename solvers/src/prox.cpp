@@ -17,6 +17,7 @@
 // sweep goes colour by colour of the contact graph (contact_coloring.h), each colour in
 // parallel: also identical for every thread count.
 #include "cpu_clock.h"
+#include "sweep_team.h"
 
 #include <coulomb/contact_coloring.h>
 #include <coulomb/merit.h>
@@ -32,6 +33,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <type_traits>
 
 namespace coulomb {
 
@@ -102,6 +104,8 @@ Vec3 prox_ellipsoid(const Vec3& z_in, const Vec3& axes) {
 }
 
 namespace {
+
+constexpr int kContactsPerBlock = 8;  // of a colour, per block of a team stage (graph_coloring)
 
 // A Jacobi sweep must cut the residual by this fraction to count as progress. The paper's test
 // is r^{k+1} > r^k; a Jacobi sweep with too large an r can settle into a period-2 cycle whose
@@ -266,7 +270,7 @@ Vec4 feasible(const Vec4& l, const Vec3& mu) {
 // the residual and are rolled back with the contacts on a divergence.
 template <class Op>
 SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std::vector<double>& joint_lambda,
-                 bool gauss_seidel, const ContactColoring* coloring = nullptr) {
+                 bool gauss_seidel, const ContactColoring* coloring = nullptr, detail::SweepTeam* shared_team = nullptr) {
   const auto t0 = std::chrono::steady_clock::now();
   const int nc = op.size(), nj = op.joint_rows();
   SolverStats stats;
@@ -287,17 +291,29 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
   // contact and touches the metric only for a sliding contact or a full R0
   std::vector<ContactR> R(static_cast<std::size_t>(nc));
   std::vector<ContactMetric> metric(static_cast<std::size_t>(nc));
-  double scale = 0.0;  // of the impulses: |lambda^0| and |R b|
-  for (int k = 0; k < nc; ++k) {
-    make_r(op.diag(k), op.mu(k), opt.prox, global_r, R[std::size_t(k)], metric[std::size_t(k)]);
-    lambda[std::size_t(k)] = feasible(lambda[std::size_t(k)], op.mu(k));
-    scale = std::max({scale, lambda[std::size_t(k)].cwiseAbs().maxCoeff(), (metric[std::size_t(k)].R0 * op.b(k)).cwiseAbs().maxCoeff()});
-  }
-  scale = std::max(scale, op.joint_scale());
+  // graph_coloring: the helpers of the colour stages (sweep_team.h), for the whole solve; they
+  // also take the passes over all contacts (r-factors here, the merit at the end). The caller
+  // starts them before it colours the contacts, so that they are awake for the first pass.
+  detail::SweepTeam own_team(1);
+  detail::SweepTeam& team = coloring && shared_team ? *shared_team : own_team;
+  std::vector<detail::Padded<std::array<double, 2>>> member_max(std::size_t(team.size()));
+  auto setup = [&](int begin, int end, int member) {
+    double& scale = member_max[std::size_t(member)].value[0];  // of the impulses: |lambda^0| and |R b|
+    for (int k = begin; k < end; ++k) {
+      const auto i = std::size_t(k);
+      make_r(op.diag(k), op.mu(k), opt.prox, global_r, R[i], metric[i]);
+      lambda[i] = feasible(lambda[i], op.mu(k));
+      scale = std::max({scale, lambda[i].cwiseAbs().maxCoeff(), (metric[i].R0 * op.b(k)).cwiseAbs().maxCoeff()});
+    }
+  };
+  team.run(0, nc, detail::kTeamPassBlock, setup);
+  double scale = op.joint_scale();
+  for (const auto& m : member_max) scale = std::max(scale, m.value[0]);
   double r_scale = 1.0;  // R = r_scale * R0; back-tracking multiplies it by nu
   op.reset(lambda);
 
   std::vector<Vec4> next(static_cast<std::size_t>(nc)), velocity(static_cast<std::size_t>(nc));
+  std::vector<double> merit_terms;
   // The first sweep has no predecessor to be compared with (r^0 = infinity in algorithms 1-2),
   // yet a Gauss-Seidel sweep with too large an r amplifies from contact to contact (measured:
   // velocities of 1e12 m/s in the first step of the Wall with r = 5). It must stay within a
@@ -310,37 +326,41 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
   for (int it = 0; it < opt.max_iterations && nc + nj > 0; ++it) {
     double r_next = 0.0, max_lambda = 0.0;
     if (gauss_seidel) {
-      // algorithm 2: always the freshest impulses; w follows every contact (eq. 25-26)
-      next = lambda;
-      const auto update = [&](int k) {
+      // algorithm 2: always the freshest impulses; w follows every contact (eq. 25-26). Each
+      // contact is visited once per sweep, so until its visit its impulse is still lambda^k.
+      // The matrix-free velocity reads w only and next[k] is written at k's visit, so the copy
+      // of lambda^k into next is needed only where velocity() reads the impulses themselves.
+      if constexpr (!std::is_same_v<Op, MatrixFreeOperator>) next = lambda;
+      // d = lambda^{k+1} - lambda^k: the residual of eq. 27 is taken here, not in a second pass
+      const auto update = [&](int k, double& delta, double& largest) {
         const auto i = std::size_t(k);
         const Vec4 v = op.velocity(k, next);
-        const Vec4 l = prox_update(next[i], v, R[i], metric[i], r_scale, true);
-        const Vec4 d = l - next[i];
+        const Vec4 l = prox_update(lambda[i], v, R[i], metric[i], r_scale, true);
+        const Vec4 d = l - lambda[i];
         next[i] = l;
         if (d != Vec4::Zero()) op.applied(k, d);
-        return d;
+        delta = std::max(delta, d.cwiseAbs().maxCoeff());
+        largest = std::max(largest, l.cwiseAbs().maxCoeff());
       };
       if (!coloring) {
-        // next[k] was lambda[k] until its update, so d is lambda^{k+1} - lambda^k: the residual
-        // of eq. 27 is taken here, not in a second pass
-        for (int k = 0; k < nc; ++k) {
-          r_next = std::max(r_next, update(k).cwiseAbs().maxCoeff());
-          max_lambda = std::max(max_lambda, next[std::size_t(k)].cwiseAbs().maxCoeff());
-        }
+        for (int k = 0; k < nc; ++k) update(k, r_next, max_lambda);
       } else {
-        // colour by colour (contact_coloring.h): a colour's contacts share no moving body, so
-        // its parallel chunks give what one thread gives, bit for bit
+        // colour by colour (contact_coloring.h), each colour one stage of the team (sweep_team.h):
+        // a colour's contacts share no moving body, so the result is one thread's, bit for bit
         const ContactColoring& c = *coloring;
-        for (int g = 0; g <= c.colors(); ++g) {
-          const int begin = c.color_start[std::size_t(g)], end = c.color_start[std::size_t(g) + 1];
-          const auto run = [&](const tbb::blocked_range<int>& r) {
-            for (int e = r.begin(); e != r.end(); ++e) update(c.order[std::size_t(e)]);
-          };
-          if (opt.threads > 1 && g < c.colors() && end - begin >= 64)
-            arena.execute([&] { tbb::parallel_for(tbb::blocked_range<int>(begin, end, 32), run); });
-          else
-            run(tbb::blocked_range<int>(begin, end));
+        member_max.assign(std::size_t(team.size()), {});  // per member: max |d|, max |lambda|
+        auto block = [&](int first_unit, int end_unit, int member) {
+          auto& m = member_max[std::size_t(member)].value;
+          for (int e = c.unit_start[std::size_t(first_unit)]; e < c.unit_start[std::size_t(end_unit)]; ++e)
+            update(c.order[std::size_t(e)], m[0], m[1]);
+        };
+        const int units = c.units_for(kContactsPerBlock);
+        for (int g = 0; g < c.colors(); ++g)
+          team.run(c.color_start[std::size_t(g)], c.color_start[std::size_t(g) + 1], units, block);
+        block(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1], 0);
+        for (const auto& m : member_max) {
+          r_next = std::max(r_next, m.value[0]);
+          max_lambda = std::max(max_lambda, m.value[1]);
         }
       }
     } else {
@@ -361,7 +381,7 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
       r_next = std::max(r_next, js.max_delta);
       max_lambda = std::max(max_lambda, js.max_lambda);
     }
-    for (int k = 0; k < nc && !(gauss_seidel && !coloring); ++k) {
+    for (int k = 0; k < nc && !gauss_seidel; ++k) {
       r_next = std::max(r_next, (next[std::size_t(k)] - lambda[std::size_t(k)]).cwiseAbs().maxCoeff());
       max_lambda = std::max(max_lambda, next[std::size_t(k)].cwiseAbs().maxCoeff());
     }
@@ -395,7 +415,9 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
   }
   stats.sweep_ms = detail::process_cpu_ms() - loop_start;
   stats.contact_sweeps = double(nc) * stats.iterations;
-  stats.merit = fclib_merit(op, lambda);
+  detail::team_velocities(team, op, lambda, velocity);
+  stats.merit = detail::team_fclib_merit_at(team, op, lambda, velocity, merit_terms);
+  team.finish();
   // with merit_tol, converged is the merit of the impulses returned, however the loop ended (issue 12)
   if (opt.merit_tol > 0.0) stats.converged = stats.merit <= opt.merit_tol;
   stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -407,9 +429,13 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
 SolverStats solve_prox_gs(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   MatrixFreeOperator op(p, &sol.joint_lambda);
   if (opt.graph_coloring) {
+    const auto t0 = std::chrono::steady_clock::now();
+    detail::SweepTeam team(opt.threads);
     ContactColoring coloring;
     color_contacts(p, coloring);
-    return prox(op, opt, sol.lambda, sol.joint_lambda, true, &coloring);
+    SolverStats stats = prox(op, opt, sol.lambda, sol.joint_lambda, true, &coloring, &team);
+    stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();  // with the colouring
+    return stats;
   }
   return prox(op, opt, sol.lambda, sol.joint_lambda, true);
 }

@@ -85,20 +85,25 @@ TEST(Islands, NoContactsNoIslands) {
   EXPECT_EQ(isl.body_island, (std::vector<int>{-1, -1, -1}));
 }
 
-// The contact graph colouring (contact_coloring.h): every contact once, no two contacts of one
-// colour share a moving body, fixed bodies are shared freely, ascending order within a colour.
+// The contact graph colouring (contact_coloring.h): every contact once, a body pair's consecutive
+// contacts in one unit, no two units of one colour share a moving body, fixed bodies are shared
+// freely, ascending order within a colour.
 TEST(ContactColoring, ColoursShareNoMovingBody) {
   ContactProblem p;
   const int nb = 40;
   p.inv_mass.assign(nb, 1.0);
   p.inv_mass[0] = 0.0;  // a fixed ground under everything
   std::mt19937 rng(3);
-  std::uniform_int_distribution<int> body(0, nb - 1);
-  for (int k = 0; k < 300; ++k) {
+  std::uniform_int_distribution<int> body(0, nb - 1), points(1, 4);
+  int pairs = 0;
+  while (p.body_a.size() < 300) {
     int a = body(rng), b = body(rng);
     if (a == b) b = (b + 1) % nb;
-    p.body_a.push_back(std::min(a, b));
-    p.body_b.push_back(std::max(a, b));
+    ++pairs;
+    for (int n = points(rng); n > 0; --n) {  // one to four points per pair, as a manifold gives
+      p.body_a.push_back(std::min(a, b));
+      p.body_b.push_back(std::max(a, b));
+    }
   }
   ContactColoring c;
   color_contacts(p, c);
@@ -106,17 +111,29 @@ TEST(ContactColoring, ColoursShareNoMovingBody) {
   std::vector<int> sorted = c.order;
   std::sort(sorted.begin(), sorted.end());
   for (int k = 0; k < int(sorted.size()); ++k) EXPECT_EQ(sorted[std::size_t(k)], k);
+  // a unit per run of one pair: never fewer than the pairs drawn (two draws of one pair in a row
+  // are one run), and each unit's contacts are one pair's, consecutive in index order
+  EXPECT_LE(c.units(), pairs);
+  EXPECT_GT(c.units(), pairs * 9 / 10);
+  EXPECT_EQ(c.unit_start.back(), int(c.order.size()));
+  EXPECT_EQ(c.units_for(32), std::max(1, 32 * c.units() / int(c.order.size())));
   EXPECT_GT(c.colors(), 1);
   for (int g = 0; g < c.colors(); ++g) {
     std::vector<int> seen(nb, 0);
-    for (int e = c.color_start[std::size_t(g)]; e < c.color_start[std::size_t(g) + 1]; ++e) {
-      const int k = c.order[std::size_t(e)];
-      if (e > c.color_start[std::size_t(g)]) EXPECT_LT(c.order[std::size_t(e) - 1], k);
-      for (int body_id : {p.body_a[std::size_t(k)], p.body_b[std::size_t(k)]})
+    for (int u = c.color_start[std::size_t(g)]; u < c.color_start[std::size_t(g) + 1]; ++u) {
+      const int k0 = c.order[std::size_t(c.unit_start[std::size_t(u)])];
+      if (u > c.color_start[std::size_t(g)]) EXPECT_LT(c.order[std::size_t(c.unit_start[std::size_t(u)] - 1)], k0);
+      for (int e = c.unit_start[std::size_t(u)]; e < c.unit_start[std::size_t(u) + 1]; ++e) {
+        const int k = c.order[std::size_t(e)];
+        EXPECT_EQ(k, k0 + e - c.unit_start[std::size_t(u)]);
+        EXPECT_EQ(p.body_a[std::size_t(k)], p.body_a[std::size_t(k0)]);
+        EXPECT_EQ(p.body_b[std::size_t(k)], p.body_b[std::size_t(k0)]);
+      }
+      for (int body_id : {p.body_a[std::size_t(k0)], p.body_b[std::size_t(k0)]})
         if (p.inv_mass[std::size_t(body_id)] > 0.0) EXPECT_EQ(seen[std::size_t(body_id)]++, 0) << "colour " << g;
     }
   }
-  // 300 contacts on 40 bodies: about 15 per body, far below the 64 colours: no overflow
+  // about 100 pairs on 40 bodies: about 5 per body, far below the 64 colours: no overflow
   EXPECT_EQ(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1]);
 }
 

@@ -100,6 +100,9 @@ struct ContactProblem {
   Mat64 MinvJT_b(int k) const { return rows[std::size_t(k)].MinvJT_b(); }
   void clear_contacts();
   void reserve_contacts(std::size_t n);
+  // n contacts, every per-contact array resized (kept entries unchanged, new ones default), for
+  // a caller that then writes each contact in place; finalized becomes false
+  void resize_contacts(std::size_t n);
   void add_contact(int a, int b_body, const ContactRows& J, const Vec4& bias, const Vec3& mu_k, const Vec3& position);
   // Ja, Jb must have eq. 56's structure (J_a's linear part -J_b's, no linear torsion part):
   // std::invalid_argument otherwise

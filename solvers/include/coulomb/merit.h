@@ -21,16 +21,26 @@ double fclib_natural_map_merit(const std::vector<Vec3>& r, const std::vector<Vec
 // One contact's term of fclib_natural_map_merit: ||r - P_C(r - u_hat)||^2.
 double natural_map_term(const Vec3& r, const Vec3& u, double mu);
 
+// The merit's sum over the contacts in index order with contact k's natural map term term(k):
+// a caller that computes the terms in parallel first gets the same bits as one that does not.
+template <class Op, class Term>
+double fclib_merit_of_terms(const Op& op, Term&& term) {
+  double sum = 0.0, q2 = 0.0;
+  for (int k = 0; k < op.size(); ++k) {
+    sum += term(k);
+    q2 += op.b(k).template head<3>().squaredNorm();
+  }
+  return std::sqrt(sum) / (1.0 + std::sqrt(std::sqrt(q2)));
+}
+
 // The merit at impulses lambda whose velocities v = A lambda + b a solver already holds (no
 // product with A); the same sum in the same order as fclib_natural_map_merit.
 template <class Op>
 double fclib_merit_at(const Op& op, const std::vector<Vec4>& lambda, const std::vector<Vec4>& v) {
-  double sum = 0.0, q2 = 0.0;
-  for (std::size_t k = 0; k < lambda.size(); ++k) {
-    sum += natural_map_term(lambda[k].head<3>(), v[k].head<3>(), op.mu(int(k))[0]);
-    q2 += op.b(int(k)).template head<3>().squaredNorm();
-  }
-  return std::sqrt(sum) / (1.0 + std::sqrt(std::sqrt(q2)));
+  return fclib_merit_of_terms(op, [&](int k) {
+    const auto i = std::size_t(k);
+    return natural_map_term(lambda[i].head<3>(), v[i].head<3>(), op.mu(k)[0]);
+  });
 }
 
 template <class Op>
