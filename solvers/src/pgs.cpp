@@ -77,8 +77,6 @@ namespace {
 using pgs_detail::row_residual;
 using pgs_detail::solved_rows;
 
-constexpr int kContactsPerBlock = 32;  // of a colour, per block of a team stage (graph_coloring): ~2 us of work
-
 // Projects every impulse onto its box (seed 001 eq. 17): lambda_n >= 0, |lambda_j| <= mu_j lambda_n.
 template <class Op>
 void project_onto_box(const Op& op, std::vector<Vec4>& lambda) {
@@ -172,7 +170,7 @@ SweepResult colored_sweep(Op& op, std::vector<Vec4>& lambda, const ContactColori
     for (int e = c.unit_start[std::size_t(first_unit)]; e < c.unit_start[std::size_t(end_unit)]; ++e)
       sweep_contact<First, Last, false>(op, lambda, c.order[std::size_t(e)], step, s);
   };
-  const int units = c.units_for(kContactsPerBlock);
+  const int units = c.units_for(detail::kTeamSweepBlock);
   for (int g = 0; g < c.colors(); ++g)
     team.run(c.color_start[std::size_t(g)], c.color_start[std::size_t(g) + 1], units, block);
   block(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1], 0);

@@ -105,8 +105,6 @@ Vec3 prox_ellipsoid(const Vec3& z_in, const Vec3& axes) {
 
 namespace {
 
-constexpr int kContactsPerBlock = 8;  // of a colour, per block of a team stage (graph_coloring)
-
 // A Jacobi sweep must cut the residual by this fraction to count as progress. The paper's test
 // is r^{k+1} > r^k; a Jacobi sweep with too large an r can settle into a period-2 cycle whose
 // residual never grows (measured: 0.1549 for 3000 sweeps on a 4-contact box), which that test
@@ -354,7 +352,7 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
           for (int e = c.unit_start[std::size_t(first_unit)]; e < c.unit_start[std::size_t(end_unit)]; ++e)
             update(c.order[std::size_t(e)], m[0], m[1]);
         };
-        const int units = c.units_for(kContactsPerBlock);
+        const int units = c.units_for(detail::kTeamSweepBlock);
         for (int g = 0; g < c.colors(); ++g)
           team.run(c.color_start[std::size_t(g)], c.color_start[std::size_t(g) + 1], units, block);
         block(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1], 0);

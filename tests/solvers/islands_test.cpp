@@ -122,7 +122,9 @@ TEST(ContactColoring, ColoursShareNoMovingBody) {
     std::vector<int> seen(nb, 0);
     for (int u = c.color_start[std::size_t(g)]; u < c.color_start[std::size_t(g) + 1]; ++u) {
       const int k0 = c.order[std::size_t(c.unit_start[std::size_t(u)])];
-      if (u > c.color_start[std::size_t(g)]) EXPECT_LT(c.order[std::size_t(c.unit_start[std::size_t(u)] - 1)], k0);
+      if (u > c.color_start[std::size_t(g)]) {
+        EXPECT_LT(c.order[std::size_t(c.unit_start[std::size_t(u)] - 1)], k0);
+      }
       for (int e = c.unit_start[std::size_t(u)]; e < c.unit_start[std::size_t(u) + 1]; ++e) {
         const int k = c.order[std::size_t(e)];
         EXPECT_EQ(k, k0 + e - c.unit_start[std::size_t(u)]);
@@ -130,7 +132,9 @@ TEST(ContactColoring, ColoursShareNoMovingBody) {
         EXPECT_EQ(p.body_b[std::size_t(k)], p.body_b[std::size_t(k0)]);
       }
       for (int body_id : {p.body_a[std::size_t(k0)], p.body_b[std::size_t(k0)]})
-        if (p.inv_mass[std::size_t(body_id)] > 0.0) EXPECT_EQ(seen[std::size_t(body_id)]++, 0) << "colour " << g;
+        if (p.inv_mass[std::size_t(body_id)] > 0.0) {
+          EXPECT_EQ(seen[std::size_t(body_id)]++, 0) << "colour " << g;
+        }
     }
   }
   // about 100 pairs on 40 bodies: about 5 per body, far below the 64 colours: no overflow
