@@ -1,0 +1,69 @@
+// The colour-stage team of parallel Gauss-Seidel (solvers/src/sweep_team.h): every item of every
+// stage runs exactly once whatever the thread count, stages never overlap, and a team whose
+// helpers never get a thread still finishes (the caller takes every block).
+#include "../../solvers/src/sweep_team.h"
+
+#include <gtest/gtest.h>
+#include <tbb/task_arena.h>
+
+#include <atomic>
+#include <vector>
+
+namespace coulomb {
+namespace {
+
+// Runs `stages` stages of varying length; each item counts its visits, and a stage checks that
+// the previous one is complete when it starts (the barrier between colours).
+void run_stages(detail::SweepTeam& team, int stages, std::vector<int>& member_items) {
+  member_items.assign(std::size_t(team.size()), 0);
+  std::vector<std::atomic<int>> visits(4096);
+  std::vector<detail::Padded<int>> per_member(std::size_t(team.size()));
+  int expected_done = 0;
+  std::atomic<int> done{0};
+  for (int s = 0; s < stages; ++s) {
+    const int n = 1 + (s * 977) % 4096, block = 1 + s % 40;
+    for (auto& v : visits) v.store(0, std::memory_order_relaxed);
+    auto f = [&](int begin, int end, int member) {
+      ASSERT_EQ(done.load(), expected_done) << "stage " << s << " started before the previous one ended";
+      for (int i = begin; i < end; ++i) visits[std::size_t(i)].fetch_add(1, std::memory_order_relaxed);
+      per_member[std::size_t(member)].value += end - begin;
+    };
+    team.run(0, n, block, f);
+    for (int i = 0; i < 4096; ++i) ASSERT_EQ(visits[std::size_t(i)].load(), i < n ? 1 : 0) << "stage " << s << " item " << i;
+    done.store(expected_done += n);
+  }
+  for (int m = 0; m < team.size(); ++m) member_items[std::size_t(m)] = per_member[std::size_t(m)].value;
+}
+
+TEST(SweepTeam, EveryItemOfEveryStageRunsOnceOnAnyThreadCount) {
+  for (const int threads : {1, 2, 3, 4}) {
+    detail::SweepTeam team(threads);
+    std::vector<int> items;
+    run_stages(team, 300, items);
+    team.finish();
+    int total = 0;
+    for (int x : items) total += x;
+    int expected = 0;
+    for (int s = 0; s < 300; ++s) expected += 1 + (s * 977) % 4096;
+    EXPECT_EQ(total, expected) << threads << " threads";
+    // after finish() the caller works alone, and still completes
+    run_stages(team, 20, items);
+    for (int m = 1; m < team.size(); ++m) EXPECT_EQ(items[std::size_t(m)], 0);
+  }
+}
+
+// Helpers started inside an arena of one thread never run while the caller works: the caller
+// must take every block rather than wait for them.
+TEST(SweepTeam, HelpersThatNeverStartLeaveTheirBlocksToTheCaller) {
+  tbb::task_arena one(1);
+  one.execute([] {
+    detail::SweepTeam team(4);
+    std::vector<int> items;
+    run_stages(team, 100, items);
+    for (int m = 1; m < team.size(); ++m) EXPECT_EQ(items[std::size_t(m)], 0);
+    EXPECT_GT(items[0], 0);
+  });
+}
+
+}  // namespace
+}  // namespace coulomb
