@@ -3,7 +3,6 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
-
 #include <cmath>
 
 namespace coulomb {
@@ -36,7 +35,7 @@ double fclib_merit(const ContactProblem& problem, const ContactSolution& solutio
   MatrixFreeOperator op(problem);
   const std::vector<Vec4>& lambda = solution.lambda;
   op.reset(lambda);
-  std::vector<double> term(lambda.size());
+  std::vector<double> term(std::size_t(op.size()));
   tbb::parallel_for(tbb::blocked_range<int>(0, op.size(), 512), [&](const tbb::blocked_range<int>& r) {
     for (int k = r.begin(); k != r.end(); ++k) {
       const auto i = std::size_t(k);

@@ -17,6 +17,8 @@
 //
 // Which member runs a block is left to chance; what a block does must not depend on it beyond
 // order-free reductions (maxima), so that a solve is the same bit for bit on any thread count.
+// A block must not throw: a helper's block that never counts done would keep the caller waiting
+// (the sweeps and passes run here allocate nothing and throw nothing).
 #pragma once
 #include <coulomb/merit.h>
 #include <tbb/task_group.h>
