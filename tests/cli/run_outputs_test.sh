@@ -71,7 +71,7 @@ sleep_set='/sleep={"time": 0.2}'
 "$exe" run "$scene" --set "$sleep_set" --out "$tmp/sref" --steps $steps --quiet && ok || bad "sleep reference run"
 tail -1 "$tmp/sref/stats.jsonl" | grep -q '"sleeping":48' && ok || bad "sleep: the tower did not fall asleep"
 "$exe" run "$scene" --set "$sleep_set" --out "$tmp/sint" --steps $steps --checkpoint-every 5 --quiet & pid=$!
-wait_steps "$tmp/sint" 10 || bad "sleep: the run did not start"
+wait_steps "$tmp/sint" 5 || bad "sleep: the run did not start"
 kill -INT $pid; wait $pid
 "$exe" run --resume "$tmp/sint" --quiet && ok || bad "sleep: resume after sigint"
 same_outputs "sleep: resume after sigint" "$tmp/sint" "$tmp/sref"
