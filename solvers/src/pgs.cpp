@@ -157,23 +157,15 @@ SweepResult sweep(Op& op, std::vector<Vec4>& lambda, const std::vector<int>& ord
   return s;
 }
 
-// The same sweep colour by colour (contact_coloring.h): the contacts of one colour share no
-// moving body, so each colour is one stage of the team (sweep_team.h), its blocks on any member.
-// max_delta and max_lambda are maxima, exact in any order: the result is that of one thread, bit
-// for bit. The overflow group is swept by the caller alone.
+// The same sweep colour by colour on the team (sweep_team.h). max_delta and max_lambda are
+// maxima, exact in any order: the result is that of one thread, bit for bit.
 template <int First, int Last, class Op>
 SweepResult colored_sweep(Op& op, std::vector<Vec4>& lambda, const ContactColoring& c, const std::vector<Vec4>& step,
                           detail::SweepTeam& team, std::vector<detail::Padded<SweepResult>>& acc) {
   acc.assign(std::size_t(team.size()), {});
-  auto block = [&](int first_unit, int end_unit, int member) {
-    SweepResult& s = acc[std::size_t(member)].value;
-    for (int e = c.unit_start[std::size_t(first_unit)]; e < c.unit_start[std::size_t(end_unit)]; ++e)
-      sweep_contact<First, Last, false>(op, lambda, c.order[std::size_t(e)], step, s);
-  };
-  const int units = c.units_for(detail::kTeamSweepBlock);
-  for (int g = 0; g < c.colors(); ++g)
-    team.run(c.color_start[std::size_t(g)], c.color_start[std::size_t(g) + 1], units, block);
-  block(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1], 0);
+  detail::colored_sweep(team, c, [&](int k, int member) {
+    sweep_contact<First, Last, false>(op, lambda, k, step, acc[std::size_t(member)].value);
+  });
   SweepResult s;
   for (const auto& a : acc) {
     s.max_delta = std::max(s.max_delta, a.value.max_delta);

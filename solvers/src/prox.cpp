@@ -343,19 +343,13 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
       if (!coloring) {
         for (int k = 0; k < nc; ++k) update(k, r_next, max_lambda);
       } else {
-        // colour by colour (contact_coloring.h), each colour one stage of the team (sweep_team.h):
-        // a colour's contacts share no moving body, so the result is one thread's, bit for bit
-        const ContactColoring& c = *coloring;
+        // colour by colour on the team (sweep_team.h): a colour's contacts share no moving body,
+        // so the result is one thread's, bit for bit
         member_max.assign(std::size_t(team.size()), {});  // per member: max |d|, max |lambda|
-        auto block = [&](int first_unit, int end_unit, int member) {
+        detail::colored_sweep(team, *coloring, [&](int k, int member) {
           auto& m = member_max[std::size_t(member)].value;
-          for (int e = c.unit_start[std::size_t(first_unit)]; e < c.unit_start[std::size_t(end_unit)]; ++e)
-            update(c.order[std::size_t(e)], m[0], m[1]);
-        };
-        const int units = c.units_for(detail::kTeamSweepBlock);
-        for (int g = 0; g < c.colors(); ++g)
-          team.run(c.color_start[std::size_t(g)], c.color_start[std::size_t(g) + 1], units, block);
-        block(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1], 0);
+          update(k, m[0], m[1]);
+        });
         for (const auto& m : member_max) {
           r_next = std::max(r_next, m.value[0]);
           max_lambda = std::max(max_lambda, m.value[1]);

@@ -20,6 +20,7 @@
 // A block must not throw: a helper's block that never counts done would keep the caller waiting
 // (the sweeps and passes run here allocate nothing and throw nothing).
 #pragma once
+#include <coulomb/contact_coloring.h>
 #include <coulomb/merit.h>
 #include <tbb/task_group.h>
 
@@ -157,6 +158,20 @@ class SweepTeam {
   std::atomic<bool> quit_{false};
   tbb::task_group helpers_;
 };
+
+// One Gauss-Seidel sweep colour by colour (contact_coloring.h): each colour is one stage of the
+// team, cut into blocks of whole units of about kTeamSweepBlock contacts; the overflow group
+// follows in the caller. visit(k, member) for every contact k, once.
+template <class Visit>
+void colored_sweep(SweepTeam& team, const ContactColoring& c, Visit&& visit) {
+  auto block = [&](int first_unit, int end_unit, int member) {
+    for (int e = c.unit_start[std::size_t(first_unit)]; e < c.unit_start[std::size_t(end_unit)]; ++e)
+      visit(c.order[std::size_t(e)], member);
+  };
+  const int units = c.units_for(kTeamSweepBlock);
+  for (int g = 0; g < c.colors(); ++g) team.run(c.color_start[std::size_t(g)], c.color_start[std::size_t(g) + 1], units, block);
+  block(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1], 0);
+}
 
 // all_velocities (contact_operator.h) with the product on the team; the reset, a scatter into the
 // bodies, stays in the caller. Each v_k is computed alone: the same bits on any thread count.
