@@ -4,6 +4,7 @@
 #include <ccd/ccd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -192,6 +193,30 @@ Axis ccd_penetration(const CcdBody& a, const CcdBody& b, double scale, Penetrati
 bool is_polytope(const Shape& s) { return s.type == ShapeType::Box || s.type == ShapeType::Convex; }
 
 
+// world_support of a polytope at its pose, for the many axes of one separating-axis test: a box
+// maps each of its 8 corners into the world once (the same q x + p as world_support, so the same
+// bits) and picks the corner by the signs of the local direction, where world_support also
+// normalised the direction and rotated the corner anew for every axis.
+class PolytopeSupport {
+ public:
+  explicit PolytopeSupport(const Placed& p) : body_{&p.shape, p.pose, 0.0}, box_(p.shape.type == ShapeType::Box) {
+    if (!box_) return;
+    const Vec3& h = p.shape.half_extents;
+    for (int c = 0; c < 8; ++c)
+      corner_[c] = p.pose.apply(Vec3(c & 1 ? h.x() : -h.x(), c & 2 ? h.y() : -h.y(), c & 4 ? h.z() : -h.z()));
+  }
+  Vec3 operator()(const Vec3& d) const {
+    if (!box_) return world_support(body_, d);
+    const Vec3 l = body_.pose.q.conjugate() * d;  // support(): the sign of each local component, 0 counting as +
+    return corner_[(l.x() >= 0.0 ? 1 : 0) | (l.y() >= 0.0 ? 2 : 0) | (l.z() >= 0.0 ? 4 : 0)];
+  }
+
+ private:
+  CcdBody body_;
+  bool box_;
+  std::array<Vec3, 8> corner_;
+};
+
 // Minimum-overlap axis of two convex polytopes over the face normals of both and the cross
 // products of their edges (Gottschalk 1996; Ericson 2005 s.4.4.1): exact and bounded, where
 // EPA may wander on the exactly aligned faces of a stack. Face axes win ties within `tol`, so
@@ -200,14 +225,14 @@ bool is_polytope(const Shape& s) { return s.type == ShapeType::Box || s.type == 
 // Stops at the first axis that separates them by more than `envelope` (the best depth only
 // decreases: the pair is dropped either way).
 Penetration polytope_sat(const Placed& a, const Placed& b, double scale, double envelope) {
-  const CcdBody ba{&a.shape, a.pose, 0.0}, bb{&b.shape, b.pose, 0.0};
+  const PolytopeSupport sa(a), sb(b);
   AxisList fa, ea, fb, eb;
   polytope_axes(a.shape, fa, ea);
   polytope_axes(b.shape, fb, eb);
   const double tol = 1e-9 * scale;
   Penetration best{Vec3::Zero(), std::numeric_limits<double>::infinity()};
   auto consider = [&](const Vec3& n, double bias) {
-    const double o = overlap(ba, bb, n);
+    const double o = (sa(n) - sb(-n)).dot(n);  // overlap(): the same bits
     if (o + bias < best.depth) best = {n, o};
     return !keep(best.depth, envelope);
   };
@@ -216,9 +241,12 @@ Penetration polytope_sat(const Placed& a, const Placed& b, double scale, double 
   for (const Vec3& n : fb)
     if (consider(-b.pose.rotate(n), 0.0)) return best;
   const Vec3 centres = b.pose.p - a.pose.p;
+  // the world edge directions once, not once per pair (the same rotations)
+  for (Vec3& e : ea) e = a.pose.rotate(e);
+  for (Vec3& e : eb) e = b.pose.rotate(e);
   for (const Vec3& e1 : ea)
     for (const Vec3& e2 : eb) {
-      Vec3 n = a.pose.rotate(e1).cross(b.pose.rotate(e2));
+      Vec3 n = e1.cross(e2);
       if (n.norm() < 1e-6) continue;  // parallel edges: covered by the face axes
       n.normalize();
       if (n.dot(centres) < 0.0) n = -n;

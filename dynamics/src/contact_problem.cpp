@@ -2,9 +2,17 @@
 #include <coulomb/assert.h>
 #include <coulomb/contact_problem.h>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <stdexcept>
 
 namespace coulomb {
+
+namespace {
+// contacts per task of finalize()
+constexpr int kFinalizeGrain = 128;
+}  // namespace
 
 Mat46 ContactRows::J_a() const {
   Mat46 J = Mat46::Zero();
@@ -52,6 +60,13 @@ void ContactProblem::resize_contacts(std::size_t n) {
   finalized = false;
 }
 
+void ContactProblem::set_contact(std::size_t k, int a, int b_body, const ContactRows& J, const Vec4& bias,
+                                 const Vec3& mu_k, const Vec3& position) {
+  body_a[k] = a; body_b[k] = b_body;
+  rows[k] = J; b[k] = bias; mu[k] = mu_k; point[k] = position;
+  finalized = false;
+}
+
 void ContactProblem::add_contact(int a, int b_body, const ContactRows& J, const Vec4& bias, const Vec3& mu_k,
                                  const Vec3& position) {
   body_a.push_back(a); body_b.push_back(b_body);
@@ -78,16 +93,19 @@ void ContactProblem::finalize() {
   const int nc = num_contacts();
   COULOMB_ASSERT(inv_inertia.size() == inv_mass.size(), "ContactProblem: one inverse inertia per body");
   A_diag.resize(std::size_t(nc));
-  for (int k = 0; k < nc; ++k) {
-    const auto i = std::size_t(k);
-    const auto a = std::size_t(body_a[i]), bb = std::size_t(body_b[i]);
-    ContactRows& r = rows[i];
-    r.inv_mass_a = inv_mass[a];
-    r.inv_mass_b = inv_mass[bb];
-    r.minv_ang_a = inv_inertia[a] * r.ang_a.transpose();
-    r.minv_ang_b = inv_inertia[bb] * r.ang_b.transpose();
-    A_diag[i] = r.J_a() * r.MinvJT_a() + r.J_b() * r.MinvJT_b();  // the 4x6 products, bit for bit
-  }
+  // per contact, independent of the others: the same bits on any thread count
+  tbb::parallel_for(tbb::blocked_range<int>(0, nc, kFinalizeGrain), [&](const tbb::blocked_range<int>& range) {
+    for (int k = range.begin(); k < range.end(); ++k) {
+      const auto i = std::size_t(k);
+      const auto a = std::size_t(body_a[i]), bb = std::size_t(body_b[i]);
+      ContactRows& r = rows[i];
+      r.inv_mass_a = inv_mass[a];
+      r.inv_mass_b = inv_mass[bb];
+      r.minv_ang_a = inv_inertia[a] * r.ang_a.transpose();
+      r.minv_ang_b = inv_inertia[bb] * r.ang_b.transpose();
+      A_diag[i] = r.J_a() * r.MinvJT_a() + r.J_b() * r.MinvJT_b();  // the 4x6 products, bit for bit
+    }
+  });
   finalized = true;
   joints.finalize(inv_mass, inv_inertia);
 }

@@ -113,25 +113,38 @@ class SweepTeam {
   }
 
   // Claims blocks of `stage` (from the front for even members, the back for odd ones) until none
-  // is left. A compare-exchange that still finds `stage` in the claim word owns its block, and
-  // the caller cannot publish the next stage (nor change the parameters read here) before that
-  // block is counted done.
+  // is left. A claim takes 1/threads of what is left (guided self-scheduling, Polychronopoulos &
+  // Kuck 1987): a stage of 16 blocks on 2 threads costs about 5 claims instead of 16, and every
+  // claim moves the claim word's cache line between cores (~100 ns here). The member counts its
+  // blocks done once, when it finds none left. A compare-exchange that still finds `stage` in the
+  // claim word owns its blocks, and the caller cannot publish the next stage (nor change the
+  // parameters read here) before they are counted done.
   void take_blocks(std::uint32_t stage, int member) {
     const bool from_back = member % 2 == 1;
+    int taken = 0;
     std::uint64_t v = claim_.load(std::memory_order_acquire);
     for (;;) {
-      if (std::uint32_t(v >> 32) != stage) return;
+      if (std::uint32_t(v >> 32) != stage) break;
       const std::uint32_t front = std::uint32_t(v >> 16) & 0xffffu, back = std::uint32_t(v) & 0xffffu;
-      if (front >= back) return;
-      const std::uint32_t b = from_back ? back - 1 : front;
-      const std::uint64_t next = from_back ? pack(stage, front, back - 1) : pack(stage, front + 1, back);
+      if (front >= back) break;
+      const std::uint32_t n = std::max<std::uint32_t>(1, (back - front) / std::uint32_t(threads_));
+      const std::uint32_t first_block = from_back ? back - n : front;
+      const std::uint64_t next = from_back ? pack(stage, front, back - n) : pack(stage, front + n, back);
       if (!claim_.compare_exchange_weak(v, next, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
       const int begin = begin_.load(std::memory_order_relaxed), block = block_.load(std::memory_order_relaxed);
-      const int first = begin + int(b) * block, last = std::min(end_.load(std::memory_order_relaxed), first + block);
-      fn_.load(std::memory_order_relaxed)(ctx_.load(std::memory_order_relaxed), first, last, member);
-      done_.fetch_add(1, std::memory_order_release);
+      const int end = end_.load(std::memory_order_relaxed);
+      const Fn fn = fn_.load(std::memory_order_relaxed);
+      void* const ctx = ctx_.load(std::memory_order_relaxed);
+      // one block at a time, in the member's direction, as single-block claims would run them
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const std::uint32_t b = from_back ? first_block + n - 1 - i : first_block + i;
+        const int first = begin + int(b) * block;
+        fn(ctx, first, std::min(end, first + block), member);
+      }
+      taken += int(n);
       v = claim_.load(std::memory_order_acquire);
     }
+    if (taken > 0) done_.fetch_add(taken, std::memory_order_release);
   }
 
   void member_loop(int member) {

@@ -104,11 +104,15 @@ struct ContactProblem {
   // a caller that then writes each contact in place; finalized becomes false
   void resize_contacts(std::size_t n);
   void add_contact(int a, int b_body, const ContactRows& J, const Vec4& bias, const Vec3& mu_k, const Vec3& position);
+  // writes contact k (k < num_contacts(), after resize_contacts): add_contact in place, so that
+  // contacts can be filled in parallel
+  void set_contact(std::size_t k, int a, int b_body, const ContactRows& J, const Vec4& bias, const Vec3& mu_k,
+                   const Vec3& position);
   // Ja, Jb must have eq. 56's structure (J_a's linear part -J_b's, no linear torsion part):
   // std::invalid_argument otherwise
   void add_contact(int a, int b_body, const Mat46& Ja, const Mat46& Jb, const Vec4& bias, const Vec3& mu_k,
                    const Vec3& position);
-  void finalize();
+  void finalize();  // per contact in parallel (TBB, the caller's arena): the same bits on any thread count
 
   // w = M^-1 J^T lambda, per body (nb x 6). Used by matrix-free solvers (seed 000 eq. 25-26).
   void body_impulse_response(const std::vector<Vec4>& lambda, std::vector<Vec6>& w) const;
