@@ -38,7 +38,7 @@ struct ContactRows {
   // J_a w_a + J_b w_b (w: linear then angular, per body). Both products are summed column by
   // column, in the order of the 4x6 products they replace, so that the results are those of the
   // 4x6 blocks bit for bit ((-x) y = -(x y) exactly).
-  Vec4 velocity(const Vec6& wa, const Vec6& wb) const {
+  COULOMB_HOT_INLINE Vec4 velocity(const Vec6& wa, const Vec6& wb) const {
     Vec4 va = lin.col(0) * -wa[0];
     va -= lin.col(1) * wa[1];
     va -= lin.col(2) * wa[2];
