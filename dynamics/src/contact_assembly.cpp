@@ -11,13 +11,11 @@ namespace {
 constexpr std::size_t kAssemblyGrain = 128;
 
 // the bodies' part of a problem: inverse masses and world inverse inertias (eq. 58-60)
-void set_bodies(const RigidModel& model, const RigidState& state, std::size_t contacts, ContactProblem& out) {
+void set_bodies(const RigidModel& model, const RigidState& state, ContactProblem& out) {
   const int nb = model.size();
   out.inv_mass = model.inv_mass;
   out.inv_inertia.resize(std::size_t(nb));
   for (int i = 0; i < nb; ++i) out.inv_inertia[std::size_t(i)] = world_inv_inertia(model, state, i);
-  out.clear_contacts();
-  out.reserve_contacts(contacts);
 }
 
 }  // namespace
@@ -49,7 +47,10 @@ void contact_jacobian(const Vec3& n, const Vec3& t, const Vec3& s, const Vec3& r
 void assemble_contacts(const RigidModel& model, const RigidState& state, const std::vector<Vec6>& u_free,
                        const std::vector<Contact>& contacts, const std::vector<ContactCoefficients>& coeffs,
                        const AssemblySettings& settings, ContactProblem& out) {
-  set_bodies(model, state, contacts.size(), out);
+  set_bodies(model, state, out);
+  // every entry is written below (and its derived blocks by finalize): resized, not cleared
+  // first, so that a kept problem of about the same size is not constructed anew
+  out.joints.clear();
   out.resize_contacts(contacts.size());
   // each contact's rows depend on that contact alone: the same bits on any thread count
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, contacts.size(), kAssemblyGrain), [&](const auto& range) {
@@ -86,7 +87,9 @@ namespace coulomb {
 
 void assemble_gap_problem(const RigidModel& model, const RigidState& state, const std::vector<Contact>& contacts,
                           ContactProblem& out) {
-  set_bodies(model, state, contacts.size(), out);
+  set_bodies(model, state, out);
+  out.clear_contacts();
+  out.reserve_contacts(contacts.size());
   for (const Contact& c : contacts) {
     Vec3 t, s;
     tangent_basis(c.normal, t, s);

@@ -14,34 +14,6 @@ namespace {
 constexpr int kFinalizeGrain = 128;
 }  // namespace
 
-Mat46 ContactRows::J_a() const {
-  Mat46 J = Mat46::Zero();
-  J.leftCols<3>() = -lin;
-  J.rightCols<3>() = ang_a;
-  return J;
-}
-
-Mat46 ContactRows::J_b() const {
-  Mat46 J = Mat46::Zero();
-  J.leftCols<3>() = lin;
-  J.rightCols<3>() = ang_b;
-  return J;
-}
-
-Mat64 ContactRows::MinvJT_a() const {
-  Mat64 M = Mat64::Zero();
-  M.topRows<3>() = -inv_mass_a * lin.transpose();
-  M.bottomRows<3>() = minv_ang_a;
-  return M;
-}
-
-Mat64 ContactRows::MinvJT_b() const {
-  Mat64 M = Mat64::Zero();
-  M.topRows<3>() = inv_mass_b * lin.transpose();
-  M.bottomRows<3>() = minv_ang_b;
-  return M;
-}
-
 void ContactProblem::clear_contacts() {
   body_a.clear(); body_b.clear(); rows.clear(); b.clear(); mu.clear(); point.clear();
   A_diag.clear();

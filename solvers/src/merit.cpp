@@ -9,7 +9,7 @@ namespace coulomb {
 
 Vec3 project_on_cone(const Vec3& r, double mu) {
   const double rn = r[0];
-  const double rt = std::hypot(r[1], r[2]);
+  const double rt = planar_norm(r[1], r[2]);
   if (rt <= mu * rn) return r;                 // inside the cone
   if (mu * rt <= -rn || rt == 0.0) return Vec3::Zero();  // inside the polar cone (or rn < 0, rt = 0)
   const double n = (mu * rt + rn) / (mu * mu + 1.0);     // onto the boundary ray
@@ -18,7 +18,7 @@ Vec3 project_on_cone(const Vec3& r, double mu) {
 
 double natural_map_term(const Vec3& r, const Vec3& u, double mu) {
   Vec3 u_hat = u;
-  u_hat[0] += mu * std::hypot(u[1], u[2]);
+  u_hat[0] += mu * planar_norm(u[1], u[2]);
   return (r - project_on_cone(r - u_hat, mu)).squaredNorm();
 }
 

@@ -100,7 +100,7 @@ double merit_of(const Local& L, const Vec& r, const Vec& u) {
   for (int k = 0; k < L.nc; ++k) {
     const Vec3 rk = r.segment<3>(3 * k), uk = u.segment<3>(3 * k);
     Vec3 u_hat = uk;
-    u_hat[0] += L.mu[std::size_t(k)] * std::hypot(uk[1], uk[2]);
+    u_hat[0] += L.mu[std::size_t(k)] * planar_norm(uk[1], uk[2]);
     sum += (rk - project_on_cone(rk - u_hat, L.mu[std::size_t(k)])).squaredNorm();
   }
   return std::sqrt(sum) / L.merit_scale;

@@ -65,10 +65,31 @@ struct ContactRows {
     w.head<3>() += p;
     w.tail<3>() += minv_ang * l;
   }
-  Mat46 J_a() const;
-  Mat46 J_b() const;
-  Mat64 MinvJT_a() const;
-  Mat64 MinvJT_b() const;
+  // the 4x6 and 6x4 forms (finalize's A_kk, tests); inline, so that finalize builds no temporaries
+  COULOMB_HOT_INLINE Mat46 J_a() const {
+    Mat46 J = Mat46::Zero();
+    J.leftCols<3>() = -lin;
+    J.rightCols<3>() = ang_a;
+    return J;
+  }
+  COULOMB_HOT_INLINE Mat46 J_b() const {
+    Mat46 J = Mat46::Zero();
+    J.leftCols<3>() = lin;
+    J.rightCols<3>() = ang_b;
+    return J;
+  }
+  COULOMB_HOT_INLINE Mat64 MinvJT_a() const {
+    Mat64 M = Mat64::Zero();
+    M.topRows<3>() = -inv_mass_a * lin.transpose();
+    M.bottomRows<3>() = minv_ang_a;
+    return M;
+  }
+  COULOMB_HOT_INLINE Mat64 MinvJT_b() const {
+    Mat64 M = Mat64::Zero();
+    M.topRows<3>() = inv_mass_b * lin.transpose();
+    M.bottomRows<3>() = minv_ang_b;
+    return M;
+  }
 };
 
 struct ContactProblem {

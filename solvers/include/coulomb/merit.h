@@ -7,6 +7,14 @@
 
 namespace coulomb {
 
+// ||(x, y)||: sqrt(x^2 + y^2) where the squares can neither overflow nor underflow, std::hypot
+// (which scales to avoid both, at several times the cost) elsewhere. The merit of every solve
+// takes two per contact (measured: std::hypot was 2.4% of a Wall step with pgs at 10 iterations).
+inline double planar_norm(double x, double y) {
+  const double s = x * x + y * y;
+  return s > 1e-290 && s < 1e290 ? std::sqrt(s) : std::hypot(x, y);
+}
+
 // Euclidean projection onto the Coulomb cone {r : ||r_T|| <= mu r_N} (r = [r_N, r_T1, r_T2]).
 Vec3 project_on_cone(const Vec3& r, double mu);
 
