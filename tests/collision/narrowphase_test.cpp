@@ -552,6 +552,60 @@ TEST(Narrowphase, HullDepthMatchesTheSeparatingAxisOracle) {
   EXPECT_GT(overlapping, 50);
 }
 
+// Box pairs take Bullet's detector for a full face manifold and the separating-axis test
+// (penetration.cpp, with its box fast path: corners mapped once per test) otherwise. Random
+// shallow overlaps (up to 2 cm, as contacts are; Bullet's points of a deep random overlap may lie
+// deeper than the minimum overlap), and stacked boxes slightly tilted with gaps and overlaps
+// within the envelope (the Wall's side and speculative pairs, which take the separating-axis
+// path): the deepest point matches the oracle's minimum overlap, and a gap within the envelope
+// keeps its contact.
+TEST(Narrowphase, BoxBoxDepthMatchesTheSeparatingAxisOracle) {
+  std::mt19937 rng(7);
+  std::normal_distribution<double> g;
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  ShapeLibrary lib;
+  const int a = lib.add(box(Vec3(0.4, 0.3, 0.2))), b = lib.add(box(Vec3(0.25, 0.5, 0.15)));
+  const auto oracle = [&](const Pose& pa, const Pose& pb) {
+    std::vector<Vec3> va, vb;
+    for (const Vec3& v : lib[a].hull.vertices) va.push_back(pa.apply(v));
+    for (const Vec3& v : lib[b].hull.vertices) vb.push_back(pb.apply(v));
+    return sat_depth(va, lib[a].hull.faces, vb, lib[b].hull.faces);
+  };
+  const auto deepest = [](const std::vector<ContactPoint>& pts) {
+    double d = -1e300;
+    for (const ContactPoint& c : pts) d = std::max(d, c.depth);
+    return d;
+  };
+  int overlapping = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const Pose pa = at(Vec3::Zero(), Quat(g(rng), g(rng), g(rng), g(rng)).normalized());
+    Vec3 dir(g(rng), g(rng), g(rng));
+    const Pose pb0 = at(Vec3::Zero(), Quat(g(rng), g(rng), g(rng), g(rng)).normalized());
+    // slide b out along a random direction until the overlap is at most 2 cm
+    Pose pb = pb0;
+    dir.normalize();
+    for (double t = 0.0; t < 2.0 && oracle(pa, pb) > 0.02; t += 0.005) pb = at(t * dir, pb0.q);
+    const double depth = oracle(pa, pb);
+    if (depth <= 0.0 || depth > 0.02) continue;
+    ++overlapping;
+    const auto pts = run(lib, a, pa, b, pb, 0.01);
+    ASSERT_FALSE(pts.empty()) << "trial " << trial;
+    EXPECT_NEAR(deepest(pts), depth, 1e-7) << "trial " << trial;
+  }
+  EXPECT_GT(overlapping, 100);
+  // b stacked on a: gaps from 5 mm apart to 5 mm deep, tilts up to 2 mrad
+  for (int trial = 0; trial < 200; ++trial) {
+    const double gap = 0.005 * u(rng), tilt = 0.002 * u(rng);
+    const Pose pa = at(Vec3::Zero());
+    const Pose pb = at(Vec3(0.05 * u(rng), 0.05 * u(rng), 0.2 + 0.15 + gap), about(Vec3(u(rng), u(rng), 0.0), tilt));
+    const double depth = oracle(pa, pb);
+    const auto pts = run(lib, a, pa, b, pb, 0.01);
+    ASSERT_FALSE(pts.empty()) << "trial " << trial << ", gap " << gap;
+    EXPECT_NEAR(deepest(pts), depth, 1e-8) << "trial " << trial << ", gap " << gap;
+    for (const ContactPoint& c : pts) EXPECT_GT(c.normal.z(), 0.99) << "trial " << trial;  // from a up to b
+  }
+}
+
 // closest point of a triangle to x: Ericson, Real-Time Collision Detection (2005), s.5.1.5
 Vec3 closest_on_triangle(const Vec3& x, const Vec3& a, const Vec3& b, const Vec3& c) {
   const Vec3 ab = b - a, ac = c - a, ax = x - a;
