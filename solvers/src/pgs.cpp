@@ -163,8 +163,12 @@ template <int First, int Last, class Op>
 SweepResult colored_sweep(Op& op, std::vector<Vec4>& lambda, const ContactColoring& c, const std::vector<Vec4>& step,
                           detail::SweepTeam& team, std::vector<detail::Padded<SweepResult>>& acc) {
   acc.assign(std::size_t(team.size()), {});
-  detail::colored_sweep(team, c, [&](int k, int member) {
-    sweep_contact<First, Last, false>(op, lambda, k, step, acc[std::size_t(member)].value);
+  detail::colored_sweep(team, c, [&](int first, int end, int member) {
+    SweepResult s;
+    for (int e = first; e < end; ++e) sweep_contact<First, Last, false>(op, lambda, c.order[std::size_t(e)], step, s);
+    SweepResult& m = acc[std::size_t(member)].value;
+    m.max_delta = std::max(m.max_delta, s.max_delta);
+    m.max_lambda = std::max(m.max_lambda, s.max_lambda);
   });
   SweepResult s;
   for (const auto& a : acc) {

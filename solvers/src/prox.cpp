@@ -346,9 +346,12 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
         // colour by colour on the team (sweep_team.h): a colour's contacts share no moving body,
         // so the result is one thread's, bit for bit
         member_max.assign(std::size_t(team.size()), {});  // per member: max |d|, max |lambda|
-        detail::colored_sweep(team, *coloring, [&](int k, int member) {
+        detail::colored_sweep(team, *coloring, [&](int first, int end, int member) {
+          double delta = 0.0, largest = 0.0;
+          for (int e = first; e < end; ++e) update(coloring->order[std::size_t(e)], delta, largest);
           auto& m = member_max[std::size_t(member)].value;
-          update(k, m[0], m[1]);
+          m[0] = std::max(m[0], delta);
+          m[1] = std::max(m[1], largest);
         });
         for (const auto& m : member_max) {
           r_next = std::max(r_next, m.value[0]);

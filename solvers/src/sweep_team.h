@@ -174,12 +174,14 @@ class SweepTeam {
 
 // One Gauss-Seidel sweep colour by colour (contact_coloring.h): each colour is one stage of the
 // team, cut into blocks of whole units of about kTeamSweepBlock contacts; the overflow group
-// follows in the caller. visit(k, member) for every contact k, once.
+// follows in the caller. visit(first, end, member) once per block, for the contacts
+// c.order[first .. end): a block keeps its running maxima in registers and merges them once
+// (kept in the member's slot for every contact, they cost the sphere pile a store and a reload
+// per row on the maxima's dependency chain).
 template <class Visit>
 void colored_sweep(SweepTeam& team, const ContactColoring& c, Visit&& visit) {
   auto block = [&](int first_unit, int end_unit, int member) {
-    for (int e = c.unit_start[std::size_t(first_unit)]; e < c.unit_start[std::size_t(end_unit)]; ++e)
-      visit(c.order[std::size_t(e)], member);
+    visit(c.unit_start[std::size_t(first_unit)], c.unit_start[std::size_t(end_unit)], member);
   };
   const int units = c.units_for(kTeamSweepBlock);
   for (int g = 0; g < c.colors(); ++g) team.run(c.color_start[std::size_t(g)], c.color_start[std::size_t(g) + 1], units, block);
