@@ -88,16 +88,19 @@ namespace coulomb {
 void assemble_gap_problem(const RigidModel& model, const RigidState& state, const std::vector<Contact>& contacts,
                           ContactProblem& out) {
   set_bodies(model, state, out);
-  out.clear_contacts();
-  out.reserve_contacts(contacts.size());
-  for (const Contact& c : contacts) {
-    Vec3 t, s;
-    tangent_basis(c.normal, t, s);
-    out.add_contact(c.body_a, c.body_b,
-                    contact_rows(c.normal, t, s, c.point - state.x[std::size_t(c.body_a)],
-                                 c.point - state.x[std::size_t(c.body_b)]),
-                    Vec4(-c.depth, 0.0, 0.0, 0.0), Vec3::Zero(), c.point);
-  }
+  out.joints.clear();
+  out.resize_contacts(contacts.size());  // as assemble_contacts: written in parallel, in place
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, contacts.size(), kAssemblyGrain), [&](const auto& range) {
+    for (std::size_t k = range.begin(); k < range.end(); ++k) {
+      const Contact& c = contacts[k];
+      Vec3 t, s;
+      tangent_basis(c.normal, t, s);
+      out.set_contact(k, c.body_a, c.body_b,
+                      contact_rows(c.normal, t, s, c.point - state.x[std::size_t(c.body_a)],
+                                   c.point - state.x[std::size_t(c.body_b)]),
+                      Vec4(-c.depth, 0.0, 0.0, 0.0), Vec3::Zero(), c.point);
+    }
+  });
   out.finalize();
 }
 

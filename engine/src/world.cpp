@@ -512,6 +512,7 @@ void World::stabilize() {
   opt.abs_tol = scene_.solver_options.abs_tol;
   opt.rel_tol = scene_.solver_options.rel_tol;
   opt.warm_start = false;
+  opt.evaluate_merit = false;  // the displacements' merit is not reported
   displacement.lambda.assign(gap_contacts_.size(), Vec4::Zero());
   solve(&solve_pgs, gap_problem_, opt, gap_islands_, gap_island_scratch_, displacement);
   gap_problem_.body_impulse_response(displacement.lambda, dw_);

@@ -4,6 +4,8 @@
 #include <coulomb/solver.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 using namespace coulomb;
 
 namespace {
@@ -153,4 +155,27 @@ TEST(PgsHonesty, ConvergedImpliesAFiniteResidualAndMerit) {
     if (q == 1.0) EXPECT_TRUE(st.converged);
     std::printf("pgs q %g: converged %d residual %g merit %g\n", q, int(st.converged), st.residual, st.merit);
   }
+}
+
+// evaluate_merit = false (World's post-stabilisation): the same impulses and convergence, and
+// no merit (NaN) instead of one nobody reads; with merit_tol the merit is still evaluated.
+TEST(Pgs, WithoutTheMeritTheSameImpulsesAndConvergence) {
+  const ContactProblem p = one_contact(Vec3(0.01, 0.02, -0.0981), 0.8);
+  ContactSolution with, without;
+  SolverOptions o;
+  o.abs_tol = o.rel_tol = 1e-12;
+  const SolverStats a = find_solver("pgs")->solve(p, o, with);
+  o.evaluate_merit = false;
+  const SolverStats b = find_solver("pgs")->solve(p, o, without);
+  EXPECT_TRUE(a.converged);
+  EXPECT_EQ(b.converged, a.converged);
+  EXPECT_EQ(b.iterations, a.iterations);
+  EXPECT_EQ(without.lambda[0], with.lambda[0]);
+  EXPECT_TRUE(std::isfinite(a.merit));
+  EXPECT_TRUE(std::isnan(b.merit));
+  o.merit_tol = 1e-8;
+  ContactSolution tol;
+  const SolverStats c = find_solver("pgs")->solve(p, o, tol);
+  EXPECT_TRUE(std::isfinite(c.merit));
+  EXPECT_LE(c.merit, 1e-8);
 }

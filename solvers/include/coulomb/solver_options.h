@@ -66,6 +66,11 @@ struct CommonSolverOptions {
   // Same result for every thread count; a different (equally valid) Gauss-Seidel order than
   // the default, so off by default. pgs uses it with the default ordering only.
   bool graph_coloring = false;
+  // Not a scene key: false skips the FCLib merit of the result (SolverStats::merit stays NaN),
+  // for a caller that never reads it (World's post-stabilisation, whose displacement problem's
+  // merit was a pass over every contact per island and one more over all). pgs and
+  // solve_islands honour it; the other solvers always evaluate it.
+  bool evaluate_merit = true;
 };
 
 // pgs (seed 001): the contact permutations of section 5 (pgs.cpp)
