@@ -2,8 +2,8 @@
 // Box2D v3's solver stages, src/solver.c: b2ExecuteMainStage / b2ExecuteStage).
 //
 // The calling thread drives. Each run() publishes one stage, a range cut into blocks, which every
-// member (the caller is member 0) takes block by block from one atomic claim word; run() returns
-// when the caller has counted every block done. The helpers live for the whole solve and spin
+// member (the caller is member 0) claims from one atomic claim word, a share of what is left at a
+// time (take_blocks); run() returns when the members' counts of blocks done add up to all. The helpers live for the whole solve and spin
 // between stages, so a stage costs a store, a few cache-line transfers and a wait, where a
 // tbb::parallel_for per colour cost a task spawn and a join each time (measured 1.03-1.27x on
 // 2 threads with it). No stage ever waits for a particular thread: a helper that gets no core
