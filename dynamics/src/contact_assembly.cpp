@@ -18,6 +18,21 @@ void set_bodies(const RigidModel& model, const RigidState& state, ContactProblem
   for (int i = 0; i < nb; ++i) out.inv_inertia[std::size_t(i)] = world_inv_inertia(model, state, i);
 }
 
+// A problem of n contacts: the bodies, then fill(k) writes contact k (ContactProblem::set_contact)
+// in parallel, then the derived blocks. Every entry is written, so a kept problem of about the
+// same size is resized in place, not cleared and rebuilt; each contact depends on itself alone,
+// so the result is the same bits on any thread count.
+template <class Fill>
+void fill_problem(const RigidModel& model, const RigidState& state, std::size_t n, ContactProblem& out, Fill&& fill) {
+  set_bodies(model, state, out);
+  out.joints.clear();
+  out.resize_contacts(n);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kAssemblyGrain), [&](const auto& range) {
+    for (std::size_t k = range.begin(); k < range.end(); ++k) fill(k);
+  });
+  out.finalize();
+}
+
 }  // namespace
 
 ContactRows contact_rows(const Vec3& n, const Vec3& t, const Vec3& s, const Vec3& r_a, const Vec3& r_b) {
@@ -47,38 +62,29 @@ void contact_jacobian(const Vec3& n, const Vec3& t, const Vec3& s, const Vec3& r
 void assemble_contacts(const RigidModel& model, const RigidState& state, const std::vector<Vec6>& u_free,
                        const std::vector<Contact>& contacts, const std::vector<ContactCoefficients>& coeffs,
                        const AssemblySettings& settings, ContactProblem& out) {
-  set_bodies(model, state, out);
-  // every entry is written below (and its derived blocks by finalize): resized, not cleared
-  // first, so that a kept problem of about the same size is not constructed anew
-  out.joints.clear();
-  out.resize_contacts(contacts.size());
-  // each contact's rows depend on that contact alone: the same bits on any thread count
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, contacts.size(), kAssemblyGrain), [&](const auto& range) {
-    for (std::size_t k = range.begin(); k < range.end(); ++k) {
-      const Contact& c = contacts[k];
-      const auto a = std::size_t(c.body_a), b = std::size_t(c.body_b);
-      Vec3 t, s;
-      tangent_basis(c.normal, t, s);
-      const ContactRows J = contact_rows(c.normal, t, s, c.point - state.x[a], c.point - state.x[b]);
+  fill_problem(model, state, contacts.size(), out, [&](std::size_t k) {
+    const Contact& c = contacts[k];
+    const auto a = std::size_t(c.body_a), b = std::size_t(c.body_b);
+    Vec3 t, s;
+    tangent_basis(c.normal, t, s);
+    const ContactRows J = contact_rows(c.normal, t, s, c.point - state.x[a], c.point - state.x[b]);
 
-      Vec6 ua, ub;
-      ua << state.v[a], state.w[a];
-      ub << state.v[b], state.w[b];
-      const double v_pre = J.velocity(ua, ub)[0];  // v_N^- = J_N u^t
-      const double gap = -c.depth;
-      const double e = coeffs[k].restitution;
+    Vec6 ua, ub;
+    ua << state.v[a], state.w[a];
+    ub << state.v[b], state.w[b];
+    const double v_pre = J.velocity(ua, ub)[0];  // v_N^- = J_N u^t
+    const double gap = -c.depth;
+    const double e = coeffs[k].restitution;
 
-      Vec4 bias = J.velocity(u_free[a], u_free[b]);  // J u_free, eq. 18
-      if (e > 0.0 && v_pre < -settings.restitution_threshold && gap + settings.gap_horizon * v_pre <= 0.0)
-        bias[0] += e * v_pre;                                   // eq. 14: v+ + e v- >= 0
-      else if (gap > 0.0)
-        bias[0] += gap / settings.gap_horizon;                  // speculative: close the gap, no more
-      else if (settings.baumgarte_beta > 0.0)
-        bias[0] += settings.baumgarte_beta * gap / settings.dt; // push out a fraction of the overlap
-      out.set_contact(k, c.body_a, c.body_b, J, bias, coeffs[k].mu, c.point);
-    }
+    Vec4 bias = J.velocity(u_free[a], u_free[b]);  // J u_free, eq. 18
+    if (e > 0.0 && v_pre < -settings.restitution_threshold && gap + settings.gap_horizon * v_pre <= 0.0)
+      bias[0] += e * v_pre;                                   // eq. 14: v+ + e v- >= 0
+    else if (gap > 0.0)
+      bias[0] += gap / settings.gap_horizon;                  // speculative: close the gap, no more
+    else if (settings.baumgarte_beta > 0.0)
+      bias[0] += settings.baumgarte_beta * gap / settings.dt; // push out a fraction of the overlap
+    out.set_contact(k, c.body_a, c.body_b, J, bias, coeffs[k].mu, c.point);
   });
-  out.finalize();
 }
 
 }  // namespace coulomb
@@ -87,21 +93,15 @@ namespace coulomb {
 
 void assemble_gap_problem(const RigidModel& model, const RigidState& state, const std::vector<Contact>& contacts,
                           ContactProblem& out) {
-  set_bodies(model, state, out);
-  out.joints.clear();
-  out.resize_contacts(contacts.size());  // as assemble_contacts: written in parallel, in place
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, contacts.size(), kAssemblyGrain), [&](const auto& range) {
-    for (std::size_t k = range.begin(); k < range.end(); ++k) {
-      const Contact& c = contacts[k];
-      Vec3 t, s;
-      tangent_basis(c.normal, t, s);
-      out.set_contact(k, c.body_a, c.body_b,
-                      contact_rows(c.normal, t, s, c.point - state.x[std::size_t(c.body_a)],
-                                   c.point - state.x[std::size_t(c.body_b)]),
-                      Vec4(-c.depth, 0.0, 0.0, 0.0), Vec3::Zero(), c.point);
-    }
+  fill_problem(model, state, contacts.size(), out, [&](std::size_t k) {
+    const Contact& c = contacts[k];
+    Vec3 t, s;
+    tangent_basis(c.normal, t, s);
+    out.set_contact(k, c.body_a, c.body_b,
+                    contact_rows(c.normal, t, s, c.point - state.x[std::size_t(c.body_a)],
+                                 c.point - state.x[std::size_t(c.body_b)]),
+                    Vec4(-c.depth, 0.0, 0.0, 0.0), Vec3::Zero(), c.point);
   });
-  out.finalize();
 }
 
 }  // namespace coulomb

@@ -313,7 +313,8 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   detail::team_velocities(team, op, lambda, v);                     // a fresh A lambda + b
   stats.residual = pgs_detail::theta(std::as_const(op), lambda, v);  // seed 001 eq. 23
   if (opt.record_history && stats.iterations > 0) stats.history.push_back(stats.residual);
-  if (opt.evaluate_merit || opt.merit_tol > 0.0)
+  const bool merit_wanted = opt.evaluate_merit || opt.merit_tol > 0.0;  // merit_tol's test reads it
+  if (merit_wanted)
     stats.merit = detail::team_fclib_merit_at(team, op, lambda, v, merit_terms);  // at the same v: no second product
   else
     stats.merit = std::numeric_limits<double>::quiet_NaN();
@@ -324,8 +325,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   // With merit_tol (FCLib problems, no joints) it is the merit of the impulses returned, GSP's
   // final projection included, however the loop ended (issue 12).
   if (opt.merit_tol > 0.0) stats.converged = stats.merit <= opt.merit_tol;
-  const bool merit_bad = (opt.evaluate_merit || opt.merit_tol > 0.0) && !std::isfinite(stats.merit);
-  if (!std::isfinite(stats.residual) || merit_bad || unresolved_row(op, lambda, v, opt.abs_tol))
+  if (!std::isfinite(stats.residual) || (merit_wanted && !std::isfinite(stats.merit)) || unresolved_row(op, lambda, v, opt.abs_tol))
     stats.converged = false;
   stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return stats;
