@@ -65,6 +65,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -78,14 +79,19 @@ using pgs_detail::row_residual;
 using pgs_detail::solved_rows;
 
 // Projects every impulse onto its box (seed 001 eq. 17): lambda_n >= 0, |lambda_j| <= mu_j lambda_n.
+// Returns whether any impulse changed.
 template <class Op>
-void project_onto_box(const Op& op, std::vector<Vec4>& lambda) {
+bool project_onto_box(const Op& op, std::vector<Vec4>& lambda) {
+  bool changed = false;
   for (int k = 0; k < op.size(); ++k) {
     Vec4& l = lambda[std::size_t(k)];
+    const Vec4 before = l;
     const Vec3& mu = op.mu(k);
     l[0] = std::max(0.0, l[0]);
     for (int r = 1; r < 4; ++r) l[r] = std::clamp(l[r], -mu[r - 1] * l[0], mu[r - 1] * l[0]);
+    changed = changed || l != before;
   }
+  return changed;
 }
 
 struct SweepResult {
@@ -178,20 +184,46 @@ SweepResult colored_sweep(Op& op, std::vector<Vec4>& lambda, const ContactColori
   return s;
 }
 
-// A row the sweeps skip (W_rr <= 0: no body responds to it) whose complementarity residual is
-// not zero: no impulse can fix it, so the problem is unsolvable there and PGS must not say
-// converged. Also true for any non-finite impulse.
+// What a solve reports of its returned impulses, from one pass over the contacts on the team:
+// v = A lambda + b, each contact's share of Theta (seed 001 eq. 22-23) and of the FCLib merit
+// (merit.h), and whether a row is unresolved: a row the sweeps skip (W_rr <= 0: no body responds
+// to it) whose complementarity residual is not zero (no impulse can fix it, so the problem is
+// unsolvable there and PGS must not say converged), or a non-finite impulse or velocity. The
+// shares are summed in index order by the caller: the same bits on any thread count.
+struct FinalTerms {
+  std::vector<Vec4> v;
+  std::vector<double> theta, merit;
+  std::vector<std::uint8_t> unresolved;
+};
+
 template <class Op>
-bool unresolved_row(const Op& op, const std::vector<Vec4>& lambda, const std::vector<Vec4>& v, double tol) {
-  for (int k = 0; k < op.size(); ++k) {
-    const auto i = std::size_t(k);
-    if (!lambda[i].allFinite() || !v[i].allFinite()) return true;
-    const Mat4& A = op.diag(k);
-    const Vec3& mu = op.mu(k);
-    for (int r = 0; r < pgs_detail::solved_rows(mu); ++r)
-      if (!(A(r, r) > 0.0) && std::abs(row_residual(lambda[i], v[i], mu, r)) > tol) return true;
-  }
-  return false;
+void final_terms(detail::SweepTeam& team, const Op& op, const std::vector<Vec4>& lambda, bool with_merit, double tol,
+                 FinalTerms& out) {
+  const auto n = std::size_t(op.size());
+  out.v.resize(n);
+  out.theta.resize(n);
+  out.merit.resize(with_merit ? n : 0);
+  out.unresolved.resize(n);
+  auto f = [&](int begin, int end, int) {
+    for (int k = begin; k < end; ++k) {
+      const auto i = std::size_t(k);
+      const Vec4 v = op.velocity(k, lambda);
+      out.v[i] = v;
+      const Mat4& A = op.diag(k);
+      const Vec3& mu = op.mu(k);
+      double sum = 0.0;
+      bool unresolved = !lambda[i].allFinite() || !v.allFinite();
+      for (int r = 0; r < pgs_detail::solved_rows(mu); ++r) {
+        const double h = row_residual(lambda[i], v, mu, r);
+        if (A(r, r) > 0.0) sum += h * h;
+        else unresolved = unresolved || std::abs(h) > tol;
+      }
+      out.theta[i] = sum;
+      out.unresolved[i] = unresolved;
+      if (with_merit) out.merit[i] = natural_map_term(lambda[i].head<3>(), v.head<3>(), mu[0]);
+    }
+  };
+  team.run(0, op.size(), detail::kTeamPassBlock, f);
 }
 
 // Theta of the current iterate from the operator's current state (no reset): one pass.
@@ -307,15 +339,18 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
 
   // GSP may end on a normal sweep: its friction impulses then get the final box. For the other
   // orderings every friction row was projected after its normal row, so this changes nothing.
-  project_onto_box(op, lambda);
-  std::vector<Vec4> v;
-  std::vector<double> merit_terms;
-  detail::team_velocities(team, op, lambda, v);                     // a fresh A lambda + b
-  stats.residual = pgs_detail::theta(std::as_const(op), lambda, v);  // seed 001 eq. 23
-  if (opt.record_history && stats.iterations > 0) stats.history.push_back(stats.residual);
+  // The sweeps kept w = M^-1 J^T lambda current (eq. 26), so the operator is reset only if the
+  // projection changed an impulse (a reset was ~15 us of the Wall's 300 us pgs:10 solve).
+  if (project_onto_box(op, lambda)) op.reset(lambda);
   const bool merit_wanted = opt.evaluate_merit || opt.merit_tol > 0.0;  // merit_tol's test reads it
+  FinalTerms final;
+  final_terms(team, std::as_const(op), lambda, merit_wanted, opt.abs_tol, final);
+  double theta = 0.0;
+  for (const double t : final.theta) theta += t;
+  stats.residual = 0.5 * theta;  // seed 001 eq. 23
+  if (opt.record_history && stats.iterations > 0) stats.history.push_back(stats.residual);
   if (merit_wanted)
-    stats.merit = detail::team_fclib_merit_at(team, op, lambda, v, merit_terms);  // at the same v: no second product
+    stats.merit = fclib_merit_of_terms(op, [&](int k) { return final.merit[std::size_t(k)]; });
   else
     stats.merit = std::numeric_limits<double>::quiet_NaN();
   team.finish();
@@ -325,7 +360,8 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   // With merit_tol (FCLib problems, no joints) it is the merit of the impulses returned, GSP's
   // final projection included, however the loop ended (issue 12).
   if (opt.merit_tol > 0.0) stats.converged = stats.merit <= opt.merit_tol;
-  if (!std::isfinite(stats.residual) || (merit_wanted && !std::isfinite(stats.merit)) || unresolved_row(op, lambda, v, opt.abs_tol))
+  const bool unresolved = std::find(final.unresolved.begin(), final.unresolved.end(), 1) != final.unresolved.end();
+  if (!std::isfinite(stats.residual) || (merit_wanted && !std::isfinite(stats.merit)) || unresolved)
     stats.converged = false;
   stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return stats;

@@ -189,10 +189,12 @@ void colored_sweep(SweepTeam& team, const ContactColoring& c, Visit&& visit) {
 }
 
 // all_velocities (contact_operator.h) with the product on the team; the reset, a scatter into the
-// bodies, stays in the caller. Each v_k is computed alone: the same bits on any thread count.
+// bodies, stays in the caller, and is skipped where the operator is `current` (a solver whose
+// sweeps kept w = M^-1 J^T lambda up to date, seed 000 eq. 26). Each v_k is computed alone: the
+// same bits on any thread count.
 template <class Op>
-void team_velocities(SweepTeam& team, Op& op, const std::vector<Vec4>& lambda, std::vector<Vec4>& v) {
-  op.reset(lambda);
+void team_velocities(SweepTeam& team, Op& op, const std::vector<Vec4>& lambda, std::vector<Vec4>& v, bool current) {
+  if (!current) op.reset(lambda);
   v.resize(std::size_t(op.size()));
   auto f = [&](int begin, int end, int) {
     for (int k = begin; k < end; ++k) v[std::size_t(k)] = op.velocity(k, lambda);
