@@ -34,8 +34,14 @@ void ContactProblem::resize_contacts(std::size_t n) {
 
 void ContactProblem::set_contact(std::size_t k, int a, int b_body, const ContactRows& J, const Vec4& bias,
                                  const Vec3& mu_k, const Vec3& position) {
+  rows[k] = J;
+  set_contact(k, a, b_body, bias, mu_k, position);
+}
+
+void ContactProblem::set_contact(std::size_t k, int a, int b_body, const Vec4& bias, const Vec3& mu_k,
+                                 const Vec3& position) {
   body_a[k] = a; body_b[k] = b_body;
-  rows[k] = J; b[k] = bias; mu[k] = mu_k; point[k] = position;
+  b[k] = bias; mu[k] = mu_k; point[k] = position;
   finalized = false;
 }
 
@@ -67,17 +73,24 @@ void ContactProblem::finalize() {
   A_diag.resize(std::size_t(nc));
   // per contact, independent of the others: the same bits on any thread count
   tbb::parallel_for(tbb::blocked_range<int>(0, nc, kFinalizeGrain), [&](const tbb::blocked_range<int>& range) {
-    for (int k = range.begin(); k < range.end(); ++k) {
-      const auto i = std::size_t(k);
-      const auto a = std::size_t(body_a[i]), bb = std::size_t(body_b[i]);
-      ContactRows& r = rows[i];
-      r.inv_mass_a = inv_mass[a];
-      r.inv_mass_b = inv_mass[bb];
-      r.minv_ang_a = inv_inertia[a] * r.ang_a.transpose();
-      r.minv_ang_b = inv_inertia[bb] * r.ang_b.transpose();
-      A_diag[i] = r.J_a() * r.MinvJT_a() + r.J_b() * r.MinvJT_b();  // the 4x6 products, bit for bit
-    }
+    for (int k = range.begin(); k < range.end(); ++k) finalize_contact(std::size_t(k));
   });
+  finish_finalize();
+}
+
+// contact i's half of finalize(); A_diag has num_contacts() entries (resize_contacts) and every
+// body an inverse inertia
+void ContactProblem::finalize_contact(std::size_t i) {
+  const auto a = std::size_t(body_a[i]), bb = std::size_t(body_b[i]);
+  ContactRows& r = rows[i];
+  r.inv_mass_a = inv_mass[a];
+  r.inv_mass_b = inv_mass[bb];
+  r.minv_ang_a = inv_inertia[a] * r.ang_a.transpose();
+  r.minv_ang_b = inv_inertia[bb] * r.ang_b.transpose();
+  A_diag[i] = r.J_a() * r.MinvJT_a() + r.J_b() * r.MinvJT_b();  // the 4x6 products, bit for bit
+}
+
+void ContactProblem::finish_finalize() {
   finalized = true;
   joints.finalize(inv_mass, inv_inertia);
 }

@@ -28,6 +28,8 @@ void contact_jacobian(const Vec3& n, const Vec3& t, const Vec3& s, const Vec3& r
                       Mat46& J_a, Mat46& J_b);
 // The same blocks in the compact form the ContactProblem keeps (contact_problem.h).
 ContactRows contact_rows(const Vec3& n, const Vec3& t, const Vec3& s, const Vec3& r_a, const Vec3& r_b);
+// the same into J (its lin and ang blocks, every entry; the finalize() fields are left alone)
+void contact_rows(const Vec3& n, const Vec3& t, const Vec3& s, const Vec3& r_a, const Vec3& r_b, ContactRows& J);
 
 // Fills `out` (bodies and contacts) and finalizes it. `state` holds the configuration the
 // contacts were detected at and the pre-step velocities u^t; `u_free` the unconstrained

@@ -129,11 +129,18 @@ struct ContactProblem {
   // contacts can be filled in parallel
   void set_contact(std::size_t k, int a, int b_body, const ContactRows& J, const Vec4& bias, const Vec3& mu_k,
                    const Vec3& position);
+  // the same for a caller that wrote rows[k] itself (contact_rows(..., rows[k]), no copy)
+  void set_contact(std::size_t k, int a, int b_body, const Vec4& bias, const Vec3& mu_k, const Vec3& position);
   // Ja, Jb must have eq. 56's structure (J_a's linear part -J_b's, no linear torsion part):
   // std::invalid_argument otherwise
   void add_contact(int a, int b_body, const Mat46& Ja, const Mat46& Jb, const Vec4& bias, const Vec3& mu_k,
                    const Vec3& position);
   void finalize();  // per contact in parallel (TBB, the caller's arena): the same bits on any thread count
+  // finalize() in two halves, for an assembly that derives each contact's blocks right after
+  // writing it (while its rows are in cache): finalize_contact(k) for every k, then
+  // finish_finalize() (the joints' blocks; finalized becomes true)
+  void finalize_contact(std::size_t k);
+  void finish_finalize();
 
   // w = M^-1 J^T lambda, per body (nb x 6). Used by matrix-free solvers (seed 000 eq. 25-26).
   void body_impulse_response(const std::vector<Vec4>& lambda, std::vector<Vec6>& w) const;
