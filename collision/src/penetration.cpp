@@ -255,6 +255,44 @@ Penetration polytope_sat(const Placed& a, const Placed& b, double scale, double 
   return best;
 }
 
+// The same test for two boxes, with the same axes in the same order, the same tie rule and the
+// same early exit, but each box's extent along n from its projected radius sum_k h_k |R_k . n|
+// (Gottschalk 1996; Ericson 2005 s.4.4.1): six dot products per axis where the support corners
+// cost two quaternion rotations per axis and sixteen per pair (a third of the Wall's detection).
+// The overlap is the same quantity as (support_a(n) - support_b(-n)) . n, rounded differently.
+Penetration box_sat(const Placed& a, const Placed& b, double scale, double envelope) {
+  std::array<Vec3, 3> A, B;  // the boxes' axes in the world
+  for (int k = 0; k < 3; ++k) {
+    A[std::size_t(k)] = a.pose.rotate(Vec3::Unit(k));
+    B[std::size_t(k)] = b.pose.rotate(Vec3::Unit(k));
+  }
+  const Vec3 &ha = a.shape.half_extents, &hb = b.shape.half_extents;
+  const Vec3 centres = b.pose.p - a.pose.p;
+  const double tol = 1e-9 * scale;
+  Penetration best{Vec3::Zero(), std::numeric_limits<double>::infinity()};
+  auto consider = [&](const Vec3& n, double bias) {
+    double o = -centres.dot(n);
+    for (int k = 0; k < 3; ++k)
+      o += ha[k] * std::abs(A[std::size_t(k)].dot(n)) + hb[k] * std::abs(B[std::size_t(k)].dot(n));
+    if (o + bias < best.depth) best = {n, o};
+    return !keep(best.depth, envelope);
+  };
+  // polytope_axes' order: +x, -x, +y, -y, +z, -z (a rotation is linear: rotate(-e) = -rotate(e))
+  for (const Vec3& n : A)
+    if (consider(n, 0.0) || consider(-n, 0.0)) return best;
+  for (const Vec3& n : B)
+    if (consider(-n, 0.0) || consider(n, 0.0)) return best;
+  for (const Vec3& e1 : A)
+    for (const Vec3& e2 : B) {
+      Vec3 n = e1.cross(e2);
+      if (n.norm() < 1e-6) continue;  // parallel edges: covered by the face axes
+      n.normalize();
+      if (n.dot(centres) < 0.0) n = -n;
+      if (consider(n, tol)) return best;
+    }
+  return best;
+}
+
 // Contact axis and depth (from libccd). EPA has no axis for touching shapes (libccd calls
 // |w|^2 < DBL_EPSILON touching), and libccd 2.1 has no GJK distance for disjoint shapes
 // (ccdGJKSeparate needs an overlap). Both are handled by growing b by a ball of radius e:
@@ -278,6 +316,10 @@ void polytope_axes(const Shape& s, AxisList& faces, AxisList& edges) {
 }
 
 bool penetration(const Placed& a, const Placed& b, double scale, double envelope, Penetration& pen) {
+  if (a.shape.type == ShapeType::Box && b.shape.type == ShapeType::Box) {
+    pen = box_sat(a, b, scale, envelope);
+    return keep(pen.depth, envelope);
+  }
   if (is_polytope(a.shape) && is_polytope(b.shape)) {
     pen = polytope_sat(a, b, scale, envelope);
     return keep(pen.depth, envelope);
