@@ -225,6 +225,10 @@ class World {
   // and the joint rows' impulses
   std::vector<CachedContactImpulse> cache_;
   std::vector<double> joint_cache_;  // last step's joint row impulses (warm start)
+  // this step's contacts' points in body a's frame (warm_start, then remember_impulses: both at
+  // the detection configuration)
+  std::vector<Vec3> contact_local_;
+  void contact_frame(std::size_t k, Vec3& t, Vec3& s) const;
   SleepState sleep_;                 // (State) rest timers and sleeping islands
   std::vector<std::uint8_t> still_;  // (nb) fixed or sleeping, this step (scratch)
 
