@@ -105,8 +105,7 @@ void ContactProblem::finish_finalize() {
 void ContactProblem::body_impulse_response(const std::vector<Vec4>& lambda, std::vector<Vec6>& w) const {
   w.assign(std::size_t(num_bodies()), Vec6::Zero());
   for (std::size_t k = 0; k < body_a.size(); ++k) {
-    rows[k].add_response_a(lambda[k], w[std::size_t(body_a[k])]);
-    rows[k].add_response_b(lambda[k], w[std::size_t(body_b[k])]);
+    rows[k].add_responses(lambda[k], &w[std::size_t(body_a[k])], &w[std::size_t(body_b[k])]);
   }
 }
 

@@ -95,8 +95,8 @@ class MatrixFreeOperator {
   [[gnu::always_inline]] void applied(int k, const Vec4& dlambda) {
     const auto i = std::size_t(k);
     const ContactRows& r = p_.rows[i];
-    if (r.inv_mass_a > 0.0) r.add_response_a(dlambda, w_[std::size_t(p_.body_a[i])].v);
-    if (r.inv_mass_b > 0.0) r.add_response_b(dlambda, w_[std::size_t(p_.body_b[i])].v);
+    r.add_responses(dlambda, r.inv_mass_a > 0.0 ? &w_[std::size_t(p_.body_a[i])].v : nullptr,
+                    r.inv_mass_b > 0.0 ? &w_[std::size_t(p_.body_b[i])].v : nullptr);
   }
 
  private:
