@@ -222,7 +222,13 @@ void box_box(const ShapeLibrary& lib, const Placed& a, const Placed& b, double e
     convex_convex(lib, a, b, env, out);
     return;
   }
+  // the detector gives every point of a manifold the same normal: its faces once per normal
   for (std::size_t i = start; i < out.size(); ++i) {
+    if (i > start && out[i].normal == out[i - 1].normal) {
+      out[i].feature_a = out[i - 1].feature_a;
+      out[i].feature_b = out[i - 1].feature_b;
+      continue;
+    }
     out[i].feature_a = box_face(a.pose.q.conjugate() * out[i].normal);
     out[i].feature_b = box_face(b.pose.q.conjugate() * -out[i].normal);
   }
