@@ -4,6 +4,7 @@
 #include <coulomb/integrators.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <stdexcept>
 
 using namespace coulomb;
@@ -183,4 +184,42 @@ TEST(ContactJacobian, CompactRowsMatchDenseBlocks) {
   Mat46 bad = Jb;
   bad(3, 0) = 1.0;  // a linear part in the torsion row
   EXPECT_THROW(dense.add_contact(0, 1, Ja, bad, Vec4::Zero(), Vec3::Zero(), p), std::invalid_argument);
+}
+
+// assemble_contacts writes each contact's rows in place and derives its blocks in the same pass
+// (finalize_contact): a kept problem that held other contacts, more of them and with a fixed
+// body where there now is a moving one, comes out bit for bit as a fresh one, and as the
+// separate finalize() of the same rows.
+TEST(ContactAssembly, KeptProblemIsRewrittenInFull) {
+  TwoBodies tb;
+  tb.model.add("ground", 0, 0, true, 0.0, Vec3::Zero(), Pose{});
+  tb.state.resize(3);
+  std::vector<Vec6> u_free = {tb.u(0), tb.u(1), Vec6::Zero()};
+  const std::vector<Contact> now = {Contact{0, 1, Vec3(0.3, 0.0, 0.8), Vec3(0.2, 0.1, 1.0).normalized(), 0.001, 1, 2},
+                                    Contact{0, 1, Vec3(0.1, 0.2, 0.7), Vec3(0.2, 0.1, 1.0).normalized(), -0.002, 3, 2}};
+  std::vector<Contact> before = {Contact{2, 0, Vec3(1, 2, 3), Vec3::UnitX(), 0.1, 0, 0},
+                                 Contact{2, 1, Vec3(-1, 0, 2), Vec3::UnitY(), -0.1, 0, 0},
+                                 Contact{2, 1, Vec3(0, 4, 1), Vec3::UnitZ(), 0.2, 0, 0}};
+  const std::vector<ContactCoefficients> coeff(3, ContactCoefficients{Vec3(0.5, 0.4, 0.1), 0.0});
+  AssemblySettings as;
+  as.dt = as.gap_horizon = 0.01;
+  ContactProblem kept, fresh;
+  assemble_contacts(tb.model, tb.state, u_free, before, coeff, as, kept);
+  assemble_contacts(tb.model, tb.state, u_free, now, {coeff[0], coeff[1]}, as, kept);
+  assemble_contacts(tb.model, tb.state, u_free, now, {coeff[0], coeff[1]}, as, fresh);
+  ASSERT_TRUE(kept.finalized);
+  ASSERT_EQ(kept.num_contacts(), 2);
+  const auto same = [](const auto& x, const auto& y) { return std::memcmp(&x, &y, sizeof(x)) == 0; };
+  for (std::size_t k = 0; k < 2; ++k) {
+    EXPECT_TRUE(same(kept.rows[k], fresh.rows[k])) << k;
+    EXPECT_TRUE(same(kept.A_diag[k], fresh.A_diag[k])) << k;
+    EXPECT_TRUE(same(kept.b[k], fresh.b[k])) << k;
+    EXPECT_EQ(kept.rows[k].lin.row(3), Eigen::RowVector3d::Zero());  // no linear torsion part
+  }
+  ContactProblem again = fresh;  // the same rows through the separate pass
+  again.finalize();
+  for (std::size_t k = 0; k < 2; ++k) {
+    EXPECT_TRUE(same(again.rows[k], fresh.rows[k])) << k;
+    EXPECT_TRUE(same(again.A_diag[k], fresh.A_diag[k])) << k;
+  }
 }
