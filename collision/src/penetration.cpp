@@ -224,28 +224,24 @@ class PolytopeSupport {
 // the separation along the best axis, exact for face-vertex and edge-edge closest features.
 // Stops at the first axis that separates them by more than `envelope` (the best depth only
 // decreases: the pair is dropped either way).
-Penetration polytope_sat(const Placed& a, const Placed& b, double scale, double envelope) {
-  const PolytopeSupport sa(a), sb(b);
-  AxisList fa, ea, fb, eb;
-  polytope_axes(a.shape, fa, ea);
-  polytope_axes(b.shape, fb, eb);
+// The loop of the test over world axes: a's face normals, b's (pointing from a to b), then the
+// cross products of the edge directions, each measured by overlap(n).
+template <class Faces, class Edges, class Overlap>
+Penetration separating_axes(const Faces& faces_a, const Faces& faces_b, const Edges& edges_a, const Edges& edges_b,
+                            const Vec3& centres, double scale, double envelope, Overlap&& overlap) {
   const double tol = 1e-9 * scale;
   Penetration best{Vec3::Zero(), std::numeric_limits<double>::infinity()};
   auto consider = [&](const Vec3& n, double bias) {
-    const double o = (sa(n) - sb(-n)).dot(n);  // overlap(): the same bits
+    const double o = overlap(n);
     if (o + bias < best.depth) best = {n, o};
     return !keep(best.depth, envelope);
   };
-  for (const Vec3& n : fa)
-    if (consider(a.pose.rotate(n), 0.0)) return best;
-  for (const Vec3& n : fb)
-    if (consider(-b.pose.rotate(n), 0.0)) return best;
-  const Vec3 centres = b.pose.p - a.pose.p;
-  // the world edge directions once, not once per pair (the same rotations)
-  for (Vec3& e : ea) e = a.pose.rotate(e);
-  for (Vec3& e : eb) e = b.pose.rotate(e);
-  for (const Vec3& e1 : ea)
-    for (const Vec3& e2 : eb) {
+  for (const Vec3& n : faces_a)
+    if (consider(n, 0.0)) return best;
+  for (const Vec3& n : faces_b)
+    if (consider(n, 0.0)) return best;
+  for (const Vec3& e1 : edges_a)
+    for (const Vec3& e2 : edges_b) {
       Vec3 n = e1.cross(e2);
       if (n.norm() < 1e-6) continue;  // parallel edges: covered by the face axes
       n.normalize();
@@ -253,6 +249,20 @@ Penetration polytope_sat(const Placed& a, const Placed& b, double scale, double 
       if (consider(n, tol)) return best;
     }
   return best;
+}
+
+Penetration polytope_sat(const Placed& a, const Placed& b, double scale, double envelope) {
+  const PolytopeSupport sa(a), sb(b);
+  AxisList fa, ea, fb, eb;
+  polytope_axes(a.shape, fa, ea);
+  polytope_axes(b.shape, fb, eb);
+  // in the world, each direction rotated once
+  for (Vec3& n : fa) n = a.pose.rotate(n);
+  for (Vec3& n : fb) n = -b.pose.rotate(n);
+  for (Vec3& e : ea) e = a.pose.rotate(e);
+  for (Vec3& e : eb) e = b.pose.rotate(e);
+  return separating_axes(fa, fb, ea, eb, b.pose.p - a.pose.p, scale, envelope,
+                         [&](const Vec3& n) { return (sa(n) - sb(-n)).dot(n); });  // overlap(): the same bits
 }
 
 // The same test for two boxes, with the same axes in the same order, the same tie rule and the
@@ -266,31 +276,17 @@ Penetration box_sat(const Placed& a, const Placed& b, double scale, double envel
     A[std::size_t(k)] = a.pose.rotate(Vec3::Unit(k));
     B[std::size_t(k)] = b.pose.rotate(Vec3::Unit(k));
   }
+  // polytope_axes' order, +x, -x, +y, -y, +z, -z (a rotation is linear: rotate(-e) = -rotate(e))
+  const std::array<Vec3, 6> faces_a{A[0], -A[0], A[1], -A[1], A[2], -A[2]};
+  const std::array<Vec3, 6> faces_b{-B[0], B[0], -B[1], B[1], -B[2], B[2]};
   const Vec3 &ha = a.shape.half_extents, &hb = b.shape.half_extents;
   const Vec3 centres = b.pose.p - a.pose.p;
-  const double tol = 1e-9 * scale;
-  Penetration best{Vec3::Zero(), std::numeric_limits<double>::infinity()};
-  auto consider = [&](const Vec3& n, double bias) {
+  return separating_axes(faces_a, faces_b, A, B, centres, scale, envelope, [&](const Vec3& n) {
     double o = -centres.dot(n);
     for (int k = 0; k < 3; ++k)
       o += ha[k] * std::abs(A[std::size_t(k)].dot(n)) + hb[k] * std::abs(B[std::size_t(k)].dot(n));
-    if (o + bias < best.depth) best = {n, o};
-    return !keep(best.depth, envelope);
-  };
-  // polytope_axes' order: +x, -x, +y, -y, +z, -z (a rotation is linear: rotate(-e) = -rotate(e))
-  for (const Vec3& n : A)
-    if (consider(n, 0.0) || consider(-n, 0.0)) return best;
-  for (const Vec3& n : B)
-    if (consider(-n, 0.0) || consider(n, 0.0)) return best;
-  for (const Vec3& e1 : A)
-    for (const Vec3& e2 : B) {
-      Vec3 n = e1.cross(e2);
-      if (n.norm() < 1e-6) continue;  // parallel edges: covered by the face axes
-      n.normalize();
-      if (n.dot(centres) < 0.0) n = -n;
-      if (consider(n, tol)) return best;
-    }
-  return best;
+    return o;
+  });
 }
 
 // Contact axis and depth (from libccd). EPA has no axis for touching shapes (libccd calls
