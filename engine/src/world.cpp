@@ -396,8 +396,6 @@ void World::detect_coefficients() {
                               std::size_t(model_.material[std::size_t(contacts_[k].body_b)])];
 }
 
-// Seeds the solver with last step's impulses of the contacts that persist: same body pair and
-// the contact point (in body a's frame) within a small distance of an old one.
 // Contact k's tangents: those of its rows in the assembled problem (the same tangent_basis of
 // its normal, not computed again), or computed where the problem holds other contacts.
 void World::contact_frame(std::size_t k, Vec3& t, Vec3& s) const {
@@ -409,6 +407,8 @@ void World::contact_frame(std::size_t k, Vec3& t, Vec3& s) const {
   }
 }
 
+// Seeds the solver with last step's impulses of the contacts that persist: same body pair and
+// the contact point (in body a's frame) within a small distance of an old one.
 void World::warm_start() {
   solution_.lambda.assign(contacts_.size(), Vec4::Zero());
   contact_local_.resize(contacts_.size());

@@ -184,14 +184,13 @@ SweepResult colored_sweep(Op& op, std::vector<Vec4>& lambda, const ContactColori
   return s;
 }
 
-// What a solve reports of its returned impulses, from one pass over the contacts on the team:
-// v = A lambda + b, each contact's share of Theta (seed 001 eq. 22-23) and of the FCLib merit
-// (merit.h), and whether a row is unresolved: a row the sweeps skip (W_rr <= 0: no body responds
+// What a solve reports of its returned impulses, from one pass over the contacts on the team
+// (each v = A lambda + b from the operator's current w): each contact's share of Theta (seed 001
+// eq. 22-23) and of the FCLib merit (merit.h), and whether a row is unresolved: a row the sweeps skip (W_rr <= 0: no body responds
 // to it) whose complementarity residual is not zero (no impulse can fix it, so the problem is
 // unsolvable there and PGS must not say converged), or a non-finite impulse or velocity. The
 // shares are summed in index order by the caller: the same bits on any thread count.
 struct FinalTerms {
-  std::vector<Vec4> v;
   std::vector<double> theta, merit;
   std::vector<std::uint8_t> unresolved;
 };
@@ -200,7 +199,6 @@ template <class Op>
 void final_terms(detail::SweepTeam& team, const Op& op, const std::vector<Vec4>& lambda, bool with_merit, double tol,
                  FinalTerms& out) {
   const auto n = std::size_t(op.size());
-  out.v.resize(n);
   out.theta.resize(n);
   out.merit.resize(with_merit ? n : 0);
   out.unresolved.resize(n);
@@ -208,7 +206,6 @@ void final_terms(detail::SweepTeam& team, const Op& op, const std::vector<Vec4>&
     for (int k = begin; k < end; ++k) {
       const auto i = std::size_t(k);
       const Vec4 v = op.velocity(k, lambda);
-      out.v[i] = v;
       const Mat4& A = op.diag(k);
       const Vec3& mu = op.mu(k);
       double sum = 0.0;

@@ -188,13 +188,11 @@ void colored_sweep(SweepTeam& team, const ContactColoring& c, Visit&& visit) {
   block(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1], 0);
 }
 
-// all_velocities (contact_operator.h) with the product on the team; the reset, a scatter into the
-// bodies, stays in the caller, and is skipped where the operator is `current` (a solver whose
-// sweeps kept w = M^-1 J^T lambda up to date, seed 000 eq. 26). Each v_k is computed alone: the
-// same bits on any thread count.
+// all_velocities (contact_operator.h) with the product on the team, for an operator whose w is
+// already M^-1 J^T lambda (a solver whose sweeps kept it current, seed 000 eq. 26: no reset, a
+// scatter into the bodies). Each v_k is computed alone: the same bits on any thread count.
 template <class Op>
-void team_velocities(SweepTeam& team, Op& op, const std::vector<Vec4>& lambda, std::vector<Vec4>& v, bool current) {
-  if (!current) op.reset(lambda);
+void team_velocities(SweepTeam& team, const Op& op, const std::vector<Vec4>& lambda, std::vector<Vec4>& v) {
   v.resize(std::size_t(op.size()));
   auto f = [&](int begin, int end, int) {
     for (int k = begin; k < end; ++k) v[std::size_t(k)] = op.velocity(k, lambda);

@@ -151,8 +151,12 @@ TEST(PgsHonesty, ConvergedImpliesAFiniteResidualAndMerit) {
       EXPECT_TRUE(std::isfinite(st.residual)) << q;
       EXPECT_TRUE(std::isfinite(st.merit)) << q;
     }
-    if (!std::isfinite(st.residual) || !std::isfinite(st.merit)) EXPECT_FALSE(st.converged) << q;
-    if (q == 1.0) EXPECT_TRUE(st.converged);
+    if (!std::isfinite(st.residual) || !std::isfinite(st.merit)) {
+      EXPECT_FALSE(st.converged) << q;
+    }
+    if (q == 1.0) {
+      EXPECT_TRUE(st.converged);
+    }
     std::printf("pgs q %g: converged %d residual %g merit %g\n", q, int(st.converged), st.residual, st.merit);
   }
 }
