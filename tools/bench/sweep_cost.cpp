@@ -52,7 +52,6 @@ btScalar TimedSequentialImpulseSolver::solveSingleIteration(int iteration, btCol
 
 double bytes_per_contact_sweep(const std::string& solver) {
   using namespace coulomb;
-  constexpr double d = sizeof(double);
   // both engines: two bodies' velocity state read and written back (Coulomb: w = M^-1 J^T lambda,
   // 6 doubles; Bullet: delta linear and angular velocity, 2 btVector3)
   if (solver == "pgs" || solver == "prox-gs") {
