@@ -611,6 +611,25 @@ TEST(FclibReader, LibfclibMeritChecksTheImpulseCount) {
   EXPECT_DOUBLE_EQ(coulomb::libfclib_merit(tmp / "one.hdf5", {Vec4(1.0, 0, 0, 0)}), 0.0);  // r = 1 cancels q_n = -1
 }
 
+// libhdf5 trusts a file's structure: two of fuzz_fclib's findings crashed it (a SEGV in
+// H5Lexists on a damaged symbol-table heap) or made it allocate 4.3 GB, inside H5Lexists, before
+// any check of ours could see them. The reader runs in a child process, so both are InputErrors
+// of the file, and the caller's process goes on (it reads a good file right after).
+TEST(FclibReader, FilesThatBreakLibhdf5AreInputErrors) {
+  const fs::path corpus = fs::path(COULOMB_SOURCE_DIR) / "tests/fuzz/corpus/fuzz_fclib";
+  expect_rejected(corpus / "finding_hdf5_local_heap_segv.hdf5", "not a valid FCLib local problem");
+  try {
+    coulomb::read_fclib_local(corpus / "finding_hdf5_local_heap_4gb.hdf5");
+    ADD_FAILURE() << "the 4 GB heap file was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.pointer(), (corpus / "finding_hdf5_local_heap_4gb.hdf5").string());
+  }
+  EXPECT_THROW(coulomb::libfclib_merit(corpus / "finding_hdf5_local_heap_segv.hdf5", {}), InputError);
+  TempDir tmp;
+  RawFile().write(tmp / "one.hdf5");
+  EXPECT_EQ(coulomb::read_fclib_local(tmp / "one.hdf5").num_contacts(), 1);
+}
+
 #endif  // !COULOMB_FCLIB_LONG
 
 // (4) PROX-GS reaches merit 1e-6 on every problem within 100000 iterations (or the documented
