@@ -366,6 +366,10 @@ Wire isolated(const std::string& path, Produce&& produce) {
     throw std::runtime_error(path + ": cannot fork a reading process (" + std::strerror(errno) + ")");
   }
   if (pid == 0) {  // the child: produce, report, and leave without running the parent's exit handlers
+    // libfclib calls exit(1) where HDF5 fails: registered last, this handler runs first and ends
+    // the child at once, before the copies of the parent's exit handlers and static destructors
+    // (the TBB runtime would wait there for worker threads the child does not have)
+    std::atexit([] { ::_exit(3); });
     ::close(fds[0]);
     Wire out;
     try {
