@@ -8,7 +8,7 @@
 // libhdf5 itself trusts the file's structure where no check can reach: fuzz_fclib found a SEGV
 // and a 4.3 GB allocation inside H5Lexists on mutated files. So every read of a file runs in a
 // child process (fork) that sends its result back through a pipe; a child that dies or fails is
-// an InputError of the file, and the caller's process is never at risk.
+// an InputError of the file, and the caller's process is never at risk (child_process.h).
 #include <coulomb/error.h>
 #include <coulomb/fclib_io.h>
 
@@ -21,17 +21,12 @@
 #include <memory>
 #include <stdexcept>
 
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <csignal>
-
 extern "C" {
 #include <fclib.h>  // has no extern "C" guard of its own
 }
 #include <hdf5.h>
+
+#include "child_process.h"
 
 namespace coulomb {
 
@@ -284,145 +279,6 @@ struct Entry {
   double x;
 };
 
-// ---- running a read in a child process ----
-
-// Plain values in and out of a byte string (the child's result on the pipe).
-struct Wire {
-  std::string bytes;
-  std::size_t at = 0;
-  template <class T>
-  void put(const T& x) {
-    bytes.append(reinterpret_cast<const char*>(&x), sizeof(T));
-  }
-  void put_string(const std::string& x) {
-    put(x.size());
-    bytes += x;
-  }
-  template <class T>
-  void put_vector(const std::vector<T>& x) {
-    put(x.size());
-    bytes.append(reinterpret_cast<const char*>(x.data()), x.size() * sizeof(T));
-  }
-  void need(std::size_t n) const {
-    if (bytes.size() - at < n) throw std::runtime_error("fclib_io: truncated result from the reading process");
-  }
-  template <class T>
-  T get() {
-    need(sizeof(T));
-    T x;
-    std::memcpy(&x, bytes.data() + at, sizeof(T));
-    at += sizeof(T);
-    return x;
-  }
-  std::string get_string() {
-    const auto n = get<std::size_t>();
-    need(n);
-    std::string x = bytes.substr(at, n);
-    at += n;
-    return x;
-  }
-  template <class T>
-  std::vector<T> get_vector() {
-    const auto n = get<std::size_t>();
-    if (n > (bytes.size() - at) / sizeof(T)) need(bytes.size() + 1);
-    std::vector<T> x(n);
-    std::memcpy(x.data(), bytes.data() + at, n * sizeof(T));
-    at += n * sizeof(T);
-    return x;
-  }
-};
-
-void write_all(int fd, const std::string& bytes) {
-  for (std::size_t done = 0; done < bytes.size();) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // the parent is gone: nothing to tell
-    done += std::size_t(n);
-  }
-}
-
-std::string read_all(int fd) {
-  std::string out;
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return out;
-    out.append(buffer, std::size_t(n));
-  }
-}
-
-// produce() (-> Wire) in a child process; its exceptions come back as the same kinds (InputError,
-// std::invalid_argument, other std::exception as std::runtime_error, std::bad_alloc), and a child
-// that ends any other way (a signal, libfclib's exit(1)) is an InputError of `path`.
-template <class Produce>
-Wire isolated(const std::string& path, Produce&& produce) {
-  int fds[2];
-  if (::pipe(fds) != 0) throw std::runtime_error(path + ": cannot create a pipe (" + std::strerror(errno) + ")");
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    throw std::runtime_error(path + ": cannot fork a reading process (" + std::strerror(errno) + ")");
-  }
-  if (pid == 0) {  // the child: produce, report, and leave without running the parent's exit handlers
-    // libfclib calls exit(1) where HDF5 fails: registered last, this handler runs first and ends
-    // the child at once, before the copies of the parent's exit handlers and static destructors
-    // (the TBB runtime would wait there for worker threads the child does not have)
-    std::atexit([] { ::_exit(3); });
-    ::close(fds[0]);
-    Wire out;
-    try {
-      out.put('O');
-      const Wire w = produce();
-      out.bytes += w.bytes;
-    } catch (const InputError& e) {
-      out = {};
-      out.put('E');
-      out.put_string(e.pointer());
-      out.put_string(e.message());
-    } catch (const std::invalid_argument& e) {
-      out = {};
-      out.put('I');
-      out.put_string(e.what());
-    } catch (const std::bad_alloc&) {
-      out = {};
-      out.put('M');
-    } catch (const std::exception& e) {
-      out = {};
-      out.put('R');
-      out.put_string(e.what());
-    }
-    write_all(fds[1], out.bytes);
-    ::close(fds[1]);
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  Wire in;
-  in.bytes = read_all(fds[0]);
-  ::close(fds[0]);
-  int status = 0;
-  pid_t reaped;
-  while ((reaped = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
-  }
-  if (reaped < 0) status = 0;  // reaped elsewhere (SIGCHLD ignored by the host program): the bytes tell
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || in.bytes.empty()) {
-    const std::string how = WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")"
-                                                : "exit status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    throw InputError(path, "reading the file stopped the HDF5 library (" + how + "): not a valid FCLib local problem");
-  }
-  switch (in.get<char>()) {
-    case 'O': return in;
-    case 'E': {
-      std::string pointer = in.get_string();
-      throw InputError(std::move(pointer), in.get_string());
-    }
-    case 'I': throw std::invalid_argument(in.get_string());
-    case 'M': throw std::bad_alloc();
-    default: throw std::runtime_error(in.get_string());
-  }
-}
-
 // Checks the file, reads it with libfclib and checks what it read (indices, values).
 struct Loaded {
   LocalPtr problem;
@@ -500,8 +356,8 @@ struct Plain {
   std::vector<double> q, mu;  // (m), (m / 3)
 };
 
-Wire wire_of(const Loaded& in) {
-  Wire w;
+detail::Wire wire_of(const Loaded& in) {
+  detail::Wire w;
   w.put(in.m);
   w.put(in.storage);
   w.put_string(in.title);
@@ -512,7 +368,7 @@ Wire wire_of(const Loaded& in) {
   return w;
 }
 
-Plain plain_of(Wire& w) {
+Plain plain_of(detail::Wire& w) {
   Plain p;
   p.m = w.get<int>();
   p.storage = w.get<FclibStorage>();
@@ -529,7 +385,7 @@ Plain plain_of(Wire& w) {
 }  // namespace
 
 AssembledProblem read_fclib_local(const std::filesystem::path& file, FclibLocalInfo* info) {
-  Wire wire = isolated(file.string(), [&] { return wire_of(load(file)); });
+  detail::Wire wire = detail::run_in_child(file.string(), [&] { return wire_of(load(file)); });
   const Plain in = plain_of(wire);
   const int nc = in.m / 3;
 
@@ -634,8 +490,8 @@ double merit_of_file(const std::filesystem::path& file, const std::vector<Vec4>&
 }  // namespace
 
 double libfclib_merit(const std::filesystem::path& file, const std::vector<Vec4>& lambda) {
-  Wire wire = isolated(file.string(), [&] {
-    Wire w;
+  detail::Wire wire = detail::run_in_child(file.string(), [&] {
+    detail::Wire w;
     w.put(merit_of_file(file, lambda));
     return w;
   });

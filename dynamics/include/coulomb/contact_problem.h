@@ -68,8 +68,6 @@ struct ContactRows {
       wb->tail<3>() += minv_ang_b * l;
     }
   }
-  void add_response_a(const Vec4& l, Vec6& w) const { add_responses(l, &w, nullptr); }
-  void add_response_b(const Vec4& l, Vec6& w) const { add_responses(l, nullptr, &w); }
   // the 4x6 and 6x4 forms (finalize's A_kk, tests); inline, so that finalize builds no temporaries
   COULOMB_HOT_INLINE Mat46 J_a() const {
     Mat46 J = Mat46::Zero();
