@@ -63,11 +63,14 @@ Kdop kdop_of(const KdopBvh& bvh, const Vec3* points, int n) {
   return d;
 }
 
+namespace {
+// the axes are not unit vectors: a margin m along unit direction u is m |axis| along axis
+constexpr double kLen[Kdop::kMaxAxes] = {1, 1, 1, M_SQRT2, M_SQRT2, M_SQRT2, M_SQRT2, M_SQRT2, M_SQRT2,
+                                         1.7320508075688772, 1.7320508075688772, 1.7320508075688772,
+                                         1.7320508075688772};
+}  // namespace
+
 bool kdop_overlap(const Kdop& a, const Kdop& b, int axes, double margin) {
-  // the axes are not unit vectors: a margin m along unit direction u is m |axis| along axis
-  static constexpr double kLen[Kdop::kMaxAxes] = {1, 1, 1, M_SQRT2, M_SQRT2, M_SQRT2, M_SQRT2, M_SQRT2, M_SQRT2,
-                                                 1.7320508075688772, 1.7320508075688772, 1.7320508075688772,
-                                                 1.7320508075688772};
   for (int i = 0; i < axes; ++i) {
     const double m = margin * kLen[i];
     if (a.lo[std::size_t(i)] > b.hi[std::size_t(i)] + m || b.lo[std::size_t(i)] > a.hi[std::size_t(i)] + m) return false;
@@ -213,26 +216,26 @@ void bvh_pairs(const KdopBvh& a, const KdopBvh& b, const Pose& b_in_a, double ma
     for (int k = 0; k < 3; ++k) reach[i][k] = std::abs(axes[std::size_t(i)].dot(R.col(k)));
     at[i] = axes[std::size_t(i)].dot(b_in_a.p);
   }
-  // b's node as a kDOP in a's frame
-  const auto placed = [&](const Kdop& d) {
+  // whether a's node meets b's node placed in a's frame (the box of b's first three axes, turned,
+  // measured along a's axes), one axis at a time: most pairs part on the first few axes
+  const auto overlaps = [&](const Kdop& da, const Kdop& d) {
     const Vec3 c(0.5 * (d.lo[0] + d.hi[0]), 0.5 * (d.lo[1] + d.hi[1]), 0.5 * (d.lo[2] + d.hi[2]));
     const Vec3 h(0.5 * (d.hi[0] - d.lo[0]), 0.5 * (d.hi[1] - d.lo[1]), 0.5 * (d.hi[2] - d.lo[2]));
     const Vec3 rc = R * c;
-    Kdop out;
     for (int i = 0; i < na; ++i) {
       const double mid = at[i] + axes[std::size_t(i)].dot(rc);
       const double r = reach[i][0] * h[0] + reach[i][1] * h[1] + reach[i][2] * h[2];
-      out.lo[std::size_t(i)] = mid - r;
-      out.hi[std::size_t(i)] = mid + r;
+      const double m = margin * kLen[i];
+      if (da.lo[std::size_t(i)] > (mid + r) + m || (mid - r) > da.hi[std::size_t(i)] + m) return false;
     }
-    return out;
+    return true;
   };
   stack.emplace_back(0, 0);
   while (!stack.empty()) {
     const auto [ia, ib] = stack.back();
     stack.pop_back();
     const BvhNode &nda = a.nodes[std::size_t(ia)], &ndb = b.nodes[std::size_t(ib)];
-    if (!kdop_overlap(nda.box, placed(ndb.box), na, margin)) continue;
+    if (!overlaps(nda.box, ndb.box)) continue;
     const bool leaf_a = nda.left < 0, leaf_b = ndb.left < 0;
     if (leaf_a && leaf_b) {
       for (int i = nda.first; i < nda.first + nda.count; ++i)

@@ -85,7 +85,7 @@ double overlap_along(const Placed& a, const Placed& b, const Vec3& n) {
 
 // A convex polytope in world coordinates, as the separating-axis test reads it: vertices,
 // outward face normals, edge directions (spans into the storage of a WorldTriangle or a
-// WorldPolytope).
+// WorldPolytope). A triangle's two faces are one axis and its negation (two_sided).
 struct PolytopeView {
   const Vec3* v;
   int nv;
@@ -94,24 +94,26 @@ struct PolytopeView {
   const Vec3* edges;
   int ne;
   Vec3 centre;
-  double max_along(const Vec3& n) const {
-    double x = -std::numeric_limits<double>::infinity();
-    for (int i = 0; i < nv; ++i) x = std::max(x, n.dot(v[i]));
-    return x;
-  }
-  double min_along(const Vec3& n) const {
-    double x = std::numeric_limits<double>::infinity();
-    for (int i = 0; i < nv; ++i) x = std::min(x, n.dot(v[i]));
-    return x;
+  bool two_sided = false;  // nf == 2 and faces[1] == -faces[0]
+  // min and max of n . v over the vertices, from one dot product per vertex
+  void range(const Vec3& n, double& lo, double& hi) const {
+    lo = std::numeric_limits<double>::infinity();
+    hi = -lo;
+    for (int i = 0; i < nv; ++i) {
+      const double x = n.dot(v[i]);
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+    }
   }
 };
 
-// A triangle of a mesh in the world, 200 bytes: the mesh pairs keep one slot per triangle, so
+// A triangle of a mesh in the world, 248 bytes: the mesh pairs keep one slot per triangle, so
 // a compact slot keeps a pair's triangles in cache (the funnel's jacks test thousands of
-// triangle pairs per body pair).
+// triangle pairs per body pair). lo/hi: its world box, for the cull before the axis test.
 struct WorldTriangle {
   Vec3 v[3], faces[2], edges[3];
   Vec3 centre = Vec3::Zero();
+  Vec3 lo = Vec3::Zero(), hi = Vec3::Zero();
   std::uint64_t stamp = 0;  // mesh_mesh: the call that set this slot
   void set(const TriMesh& m, int t, const Pose& pose) {
     const auto& tri = m.triangles[std::size_t(t)];
@@ -120,8 +122,12 @@ struct WorldTriangle {
     faces[1] = -faces[0];
     for (std::size_t i = 0; i < 3; ++i) edges[i] = (v[(i + 1) % 3] - v[i]).normalized();
     centre = (v[0] + v[1] + v[2]) / 3.0;
+    for (int k = 0; k < 3; ++k) {
+      lo[k] = std::min({v[0][k], v[1][k], v[2][k]});
+      hi[k] = std::max({v[0][k], v[1][k], v[2][k]});
+    }
   }
-  PolytopeView view() const { return {v, 3, faces, 2, edges, 3, centre}; }
+  PolytopeView view() const { return {v, 3, faces, 2, edges, 3, centre, true}; }
 };
 
 // A box or a convex hull in the world.
@@ -182,17 +188,33 @@ bool is_polytope(const Shape& s) { return s.type == ShapeType::Box || s.type == 
 // Stops at the first axis that separates them by more than `envelope`: the best depth only
 // decreases, so the pair is dropped (keep() is false) either way (the funnel spent 28% of its
 // time here, on triangle pairs whose boxes overlap but that are apart).
-Penetration polytope_sat(const PolytopeView& a, const PolytopeView& b, double scale, double envelope) {
+Penetration polytope_sat(const PolytopeView& a, const PolytopeView& b, double scale, double envelope,
+                         double floor = -std::numeric_limits<double>::infinity(), double max_depth = 0.0) {
   Penetration best{Vec3::Zero(), std::numeric_limits<double>::infinity()};
-  const auto consider = [&](const Vec3& n, double bias) {
-    const double o = a.max_along(n) - b.min_along(n);
+  // the overlap along n is max_a - min_b, along -n max_b - min_a (the same dot products negated)
+  const auto consider = [&](const Vec3& n, double o, double bias) {
     if (o + bias < best.depth) best = {n, o};
-    return !keep(best.depth, envelope);
+    return !keep(best.depth, envelope) || std::min(best.depth, max_depth) + max_depth < floor;
   };
-  for (int i = 0; i < a.nf; ++i)
-    if (consider(a.faces[i], 0.0)) return best;
-  for (int i = 0; i < b.nf; ++i)
-    if (consider(-b.faces[i], 0.0)) return best;
+  double alo, ahi, blo, bhi;
+  const auto along = [&](const Vec3& n, double bias) {
+    a.range(n, alo, ahi);
+    b.range(n, blo, bhi);
+    return consider(n, ahi - blo, bias);
+  };
+  // a two-sided face list is one axis: both overlaps from one range of each polytope
+  if (a.two_sided) {
+    if (along(a.faces[0], 0.0) || consider(a.faces[1], bhi - alo, 0.0)) return best;
+  } else {
+    for (int i = 0; i < a.nf; ++i)
+      if (along(a.faces[i], 0.0)) return best;
+  }
+  if (b.two_sided) {
+    if (along(b.faces[1], 0.0) || consider(b.faces[0], bhi - alo, 0.0)) return best;
+  } else {
+    for (int i = 0; i < b.nf; ++i)
+      if (along(-b.faces[i], 0.0)) return best;
+  }
   const Vec3 centres = b.centre - a.centre;
   const double tol = 1e-9 * scale;
   for (int i = 0; i < a.ne; ++i)
@@ -202,7 +224,7 @@ Penetration polytope_sat(const PolytopeView& a, const PolytopeView& b, double sc
       if (len < 1e-6) continue;
       n /= len;
       if (n.dot(centres) < 0.0) n = -n;
-      if (consider(n, tol)) return best;
+      if (along(n, tol)) return best;
     }
   return best;
 }
@@ -302,15 +324,14 @@ void mesh_convex(const ShapeLibrary& lib, const Placed& a, const Placed& b, doub
       if (keep(depth, env)) out.push_back({c - (r - 0.5 * depth) * n, n, depth, t, 0});
       continue;
     }
-    const Placed tp{-1, triangle.set(m, t), a.pose};
     Penetration pen;
     if (polytope) {
       wt.set(m, t, a.pose);
       pen = polytope_sat(wt.view(), wb.view(), scale, env);
       if (!keep(pen.depth, env)) continue;
-    } else if (!penetration(tp, b, scale, env, pen)) {
-      continue;
     }
+    const Placed tp{-1, triangle.set(m, t), a.pose};
+    if (!polytope && !penetration(tp, b, scale, env, pen)) continue;
     const std::size_t first = out.size();
     if (keeps_axis(m, t, a.pose, pen.n, nt)) {
       convex_manifold(tp, b, pen, env, out);
@@ -380,14 +401,11 @@ void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env
     const WorldTriangle &wa = world(world_a, ma, i, a.pose), &wb = world(world_b, mb, j, b.pose);
     // leaves hold several triangles: cull the pair by the triangles' own boxes first
     double box_overlap = std::numeric_limits<double>::infinity();
-    for (int k = 0; k < 3; ++k) {
-      const double lo_a = std::min({wa.v[0][k], wa.v[1][k], wa.v[2][k]}), hi_a = std::max({wa.v[0][k], wa.v[1][k], wa.v[2][k]});
-      const double lo_b = std::min({wb.v[0][k], wb.v[1][k], wb.v[2][k]}), hi_b = std::max({wb.v[0][k], wb.v[1][k], wb.v[2][k]});
-      box_overlap = std::min({box_overlap, hi_a - lo_b, hi_b - lo_a});
-    }
+    for (int k = 0; k < 3; ++k) box_overlap = std::min({box_overlap, wa.hi[k] - wb.lo[k], wb.hi[k] - wa.lo[k]});
     if (!keep(box_overlap, env)) continue;
-    if (kept.size() == cap && std::min(box_overlap, max_depth) + max_depth < rank(kept.front().pen.depth)) continue;
-    const Penetration pen = polytope_sat(wa.view(), wb.view(), scale, env);
+    const double floor = kept.size() == cap ? rank(kept.front().pen.depth) : -std::numeric_limits<double>::infinity();
+    if (std::min(box_overlap, max_depth) + max_depth < floor) continue;
+    const Penetration pen = polytope_sat(wa.view(), wb.view(), scale, env, floor, max_depth);
     if (!keep(pen.depth, env)) continue;
     const TrianglePair p{i, j, e, pen};
     if (kept.size() < cap) {
