@@ -165,8 +165,15 @@ struct TrianglePair {
   Penetration pen;
 };
 
+// a triangle pair whose boxes meet: its index in the tree walk and the bound of its rank
+struct TriangleCandidate {
+  std::size_t e;
+  double bound;
+};
+
 struct MeshScratch {
   std::vector<std::pair<int, int>> pairs, stack;
+  std::vector<TriangleCandidate> candidates;
   std::vector<TrianglePair> kept;
   std::vector<WorldTriangle> world_a, world_b;
   std::uint64_t stamp = 0;
@@ -387,25 +394,36 @@ void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env
   // 1. the separating-axis test of the triangle pairs whose boxes meet, and the deepest
   // kMaxTrianglePairs of them (deeper than max_depth ranked last). The boxes' overlap bounds a
   // pair's depth from above, so once kMaxTrianglePairs are kept, a pair whose boxes overlap less
-  // than the shallowest of them (a min-heap) cannot rank among them and skips the test.
+  // than the shallowest of them (a min-heap) cannot rank among them and skips the test, and a
+  // test stops on the first axis that shows it cannot. The pairs with the largest bounds go
+  // first, so that the heap fills with deep pairs early. The kept set is the deepest
+  // kMaxTrianglePairs, ties by walk order, whatever the order of the tests.
   const auto rank = [max_depth](double depth) { return depth > max_depth ? -depth : depth + max_depth; };
   const auto deeper = [&](const TrianglePair& x, const TrianglePair& y) {
     const double rx = rank(x.pen.depth), ry = rank(y.pen.depth);
     return rx > ry || (rx == ry && x.order < y.order);
   };
-  std::vector<TrianglePair>& kept = scratch.kept;  // a heap, the shallowest on top, once full
-  kept.clear();
-  const std::size_t cap = std::size_t(kMaxTrianglePairs);
+  std::vector<TriangleCandidate>& candidates = scratch.candidates;
+  candidates.clear();
   for (std::size_t e = 0; e < pairs.size(); ++e) {
     const auto [i, j] = pairs[e];
     const WorldTriangle &wa = world(world_a, ma, i, a.pose), &wb = world(world_b, mb, j, b.pose);
     // leaves hold several triangles: cull the pair by the triangles' own boxes first
     double box_overlap = std::numeric_limits<double>::infinity();
     for (int k = 0; k < 3; ++k) box_overlap = std::min({box_overlap, wa.hi[k] - wb.lo[k], wb.hi[k] - wa.lo[k]});
-    if (!keep(box_overlap, env)) continue;
+    if (keep(box_overlap, env)) candidates.push_back({e, std::min(box_overlap, max_depth) + max_depth});
+  }
+  const std::size_t cap = std::size_t(kMaxTrianglePairs);
+  if (candidates.size() > cap)
+    std::nth_element(candidates.begin(), candidates.begin() + std::ptrdiff_t(cap), candidates.end(),
+                     [](const TriangleCandidate& x, const TriangleCandidate& y) { return x.bound > y.bound; });
+  std::vector<TrianglePair>& kept = scratch.kept;  // a heap, the shallowest on top, once full
+  kept.clear();
+  for (const auto& [e, bound] : candidates) {
     const double floor = kept.size() == cap ? rank(kept.front().pen.depth) : -std::numeric_limits<double>::infinity();
-    if (std::min(box_overlap, max_depth) + max_depth < floor) continue;
-    const Penetration pen = polytope_sat(wa.view(), wb.view(), scale, env, floor, max_depth);
+    if (bound < floor) continue;
+    const auto [i, j] = pairs[e];
+    const Penetration pen = polytope_sat(world_a[std::size_t(i)].view(), world_b[std::size_t(j)].view(), scale, env, floor, max_depth);
     if (!keep(pen.depth, env)) continue;
     const TrianglePair p{i, j, e, pen};
     if (kept.size() < cap) {
