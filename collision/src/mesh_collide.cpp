@@ -183,7 +183,9 @@ struct MeshScratch {
   std::vector<ContactPoint> group_pts[kMaxMeshManifolds];
   TriangleShape tri_a, tri_b;
 };
-MeshScratch& mesh_scratch() {
+// not inlined: inlined, GCC recomputed the thread-local address (a __tls_get_addr call in a
+// shared library) inside the callers' loops
+[[gnu::noinline]] MeshScratch& mesh_scratch() {
   thread_local MeshScratch s;
   return s;
 }
