@@ -95,6 +95,7 @@ struct PolytopeView {
   int ne;
   Vec3 centre;
   bool two_sided = false;  // nf == 2 and faces[1] == -faces[0]
+  double face_lo = 0.0, face_hi = 0.0;  // two_sided: range(faces[0]) of its own vertices
   // min and max of n . v over the vertices, from one dot product per vertex
   void range(const Vec3& n, double& lo, double& hi) const {
     lo = std::numeric_limits<double>::infinity();
@@ -114,6 +115,7 @@ struct WorldTriangle {
   Vec3 v[3], faces[2], edges[3];
   Vec3 centre = Vec3::Zero();
   Vec3 lo = Vec3::Zero(), hi = Vec3::Zero();
+  double face_lo = 0.0, face_hi = 0.0;  // its vertices along faces[0]
   std::uint64_t stamp = 0;  // mesh_mesh: the call that set this slot
   void set(const TriMesh& m, int t, const Pose& pose) {
     const auto& tri = m.triangles[std::size_t(t)];
@@ -126,8 +128,9 @@ struct WorldTriangle {
       lo[k] = std::min({v[0][k], v[1][k], v[2][k]});
       hi[k] = std::max({v[0][k], v[1][k], v[2][k]});
     }
+    view().range(faces[0], face_lo, face_hi);
   }
-  PolytopeView view() const { return {v, 3, faces, 2, edges, 3, centre, true}; }
+  PolytopeView view() const { return {v, 3, faces, 2, edges, 3, centre, true, face_lo, face_hi}; }
 };
 
 // A box or a convex hull in the world.
@@ -211,15 +214,18 @@ Penetration polytope_sat(const PolytopeView& a, const PolytopeView& b, double sc
     b.range(n, blo, bhi);
     return consider(n, ahi - blo, bias);
   };
-  // a two-sided face list is one axis: both overlaps from one range of each polytope
+  // a two-sided face list is one axis: both overlaps from one range of each polytope, its own
+  // range kept with it
   if (a.two_sided) {
-    if (along(a.faces[0], 0.0) || consider(a.faces[1], bhi - alo, 0.0)) return best;
+    b.range(a.faces[0], blo, bhi);
+    if (consider(a.faces[0], a.face_hi - blo, 0.0) || consider(a.faces[1], bhi - a.face_lo, 0.0)) return best;
   } else {
     for (int i = 0; i < a.nf; ++i)
       if (along(a.faces[i], 0.0)) return best;
   }
-  if (b.two_sided) {
-    if (along(b.faces[1], 0.0) || consider(b.faces[0], bhi - alo, 0.0)) return best;
+  if (b.two_sided) {  // along b.faces[1] = -b.faces[0]: b's range negated
+    a.range(b.faces[1], alo, ahi);
+    if (consider(b.faces[1], ahi + b.face_hi, 0.0) || consider(b.faces[0], -b.face_lo - alo, 0.0)) return best;
   } else {
     for (int i = 0; i < b.nf; ++i)
       if (along(-b.faces[i], 0.0)) return best;
