@@ -307,5 +307,37 @@ TEST(MeshContact, WideEnvelopeKeepsTheDeepestContactOfTwoJacks) {
   for (const ContactPoint& p : wide) EXPECT_GT(p.depth, -0.6);
 }
 
+// The kept triangle pairs of a mesh-mesh pair are the deepest kMaxTrianglePairs whatever the
+// order of the tests (the largest box bounds first, tests stopped once a pair cannot rank): with
+// a 5 cm envelope (hundreds of triangle pairs, the cap full, most tests stopped early) the
+// deepest point of two jacks at random turns is at least as deep as with a 1 mm envelope (a few
+// pairs, no cap): the cap never loses the deepest pair. (It is not always equal: the wider
+// envelope's clipping keeps other points of the same faces, 2 um deeper in some trials, and in
+// one trial of 60 a point 8.7 cm deep where the 1 mm envelope finds 3.5 mm; the code before the
+// pruning gave the same.)
+TEST(MeshContact, WideEnvelopeKeepsTheDeepestContactAtRandomTurns) {
+  ShapeLibrary lib;
+  const int jack = lib.add(mesh_shape(jack_surface(0.1, 2)));
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  int compared = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    // arm end on arm end, tilted up to 0.15 rad, from 3 mm deep to 1 mm apart
+    const Quat q(Eigen::AngleAxisd(0.15 * u(rng), Vec3(u(rng), u(rng), u(rng)).normalized()));
+    const Pose lower{}, upper{Vec3(0.02 * u(rng), 0.02 * u(rng), 0.499 + 0.002 * u(rng)), q};
+    std::vector<ContactPoint> narrow, wide;
+    coulomb::collide(lib, jack, lower, jack, upper, 0.001, narrow);
+    coulomb::collide(lib, jack, lower, jack, upper, 0.05, wide);
+    const auto deepest = [](const std::vector<ContactPoint>& pts) {
+      return std::max_element(pts.begin(), pts.end(), [](const ContactPoint& x, const ContactPoint& y) { return x.depth < y.depth; })->depth;
+    };
+    if (narrow.empty()) continue;  // apart: nothing to compare
+    ASSERT_FALSE(wide.empty()) << trial;
+    EXPECT_GE(deepest(wide), deepest(narrow) - 1e-12) << trial;
+    ++compared;
+  }
+  EXPECT_GE(compared, 20);
+}
+
 }  // namespace
 }  // namespace coulomb
