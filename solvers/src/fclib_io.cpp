@@ -421,8 +421,8 @@ AssembledProblem read_fclib_local(const std::filesystem::path& file, FclibLocalI
   out.b.resize(std::size_t(nc));
   out.mu.resize(std::size_t(nc));
   for (int k = 0; k < nc; ++k) {
-    const auto q = [&](int i) { return in.q[std::size_t(i)]; };
-    out.b[std::size_t(k)] = Vec4(q(3 * k), q(3 * k + 1), q(3 * k + 2), 0.0);
+    const double* q = in.q.data() + 3 * k;
+    out.b[std::size_t(k)] = Vec4(q[0], q[1], q[2], 0.0);
     out.mu[std::size_t(k)] = Vec3(in.mu[std::size_t(k)], in.mu[std::size_t(k)], 0.0);
   }
   out.finalize();

@@ -186,10 +186,11 @@ SweepResult colored_sweep(Op& op, std::vector<Vec4>& lambda, const ContactColori
 
 // What a solve reports of its returned impulses, from one pass over the contacts on the team
 // (each v = A lambda + b from the operator's current w): each contact's share of Theta (seed 001
-// eq. 22-23) and of the FCLib merit (merit.h), and whether a row is unresolved: a row the sweeps skip (W_rr <= 0: no body responds
-// to it) whose complementarity residual is not zero (no impulse can fix it, so the problem is
-// unsolvable there and PGS must not say converged), or a non-finite impulse or velocity. The
-// shares are summed in index order by the caller: the same bits on any thread count.
+// eq. 22-23) and of the FCLib merit (merit.h), and whether a row is unresolved: a row the sweeps
+// skip (W_rr <= 0: no body responds to it) whose complementarity residual is not zero (no impulse
+// can fix it, so the problem is unsolvable there and PGS must not say converged), or a
+// non-finite impulse or velocity. The shares are summed in index order by the caller: the same
+// bits on any thread count.
 struct FinalTerms {
   std::vector<double> theta, merit;
   std::vector<std::uint8_t> unresolved;
