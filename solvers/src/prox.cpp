@@ -38,18 +38,6 @@
 
 namespace coulomb {
 
-namespace {
-
-// g(t) of eq. 35 over the axes with a non-zero extent
-double g_of(double t, const Vec3& z, const Vec3& a2) {
-  double g = -1.0;
-  for (int i = 0; i < 3; ++i)
-    if (a2[i] > 0.0) g += a2[i] * z[i] * z[i] / ((a2[i] + t) * (a2[i] + t));
-  return g;
-}
-
-}  // namespace
-
 Vec3 prox_ellipsoid(const Vec3& z_in, const Vec3& axes) {
   // a zero semi-axis: that coordinate of the set is {0}
   Vec3 z = z_in;
@@ -69,47 +57,61 @@ Vec3 prox_ellipsoid(const Vec3& z_in, const Vec3& axes) {
   }
   // unit-cube scaling, eq. 37-38; sets so small that their squares underflow are scaled up too
   const double extent = std::max(axes.maxCoeff(), z.cwiseAbs().maxCoeff());
-  const double s = extent < 1e-100 ? 1.0 / extent : 1.0 / std::max(1.0, extent);
+  const double unscale = extent < 1e-100 ? extent : std::max(1.0, extent), s = 1.0 / unscale;
   const Vec3 zs = s * z, as = s * axes;
   const Vec3 a2 = as.cwiseProduct(as);
-  // bracket: t_min = 0 (g > 0 outside), t_max = alpha^k t_guess with g(t_max) < 0 (eq. 36)
+  // The bracket of the root of g (eq. 33-35), in closed form where eq. 36 searches for t_max.
   // A left start: with a_min <= a_i <= a_max, 1 + g(t) >= a_min^2 |z|^2 / (a_max^2 + t)^2, so
-  // g(t) >= 0 for t <= a_min |z| - a_max^2 (the root of a sphere's g when a_min = a_max). Far
-  // outside a round set it is close to the root (the funnel's first 100 steps: 9.2 Newton steps a
-  // call on average, 11.5 from t = 0).
+  // g(t) >= 0 for t <= a_min |z| - a_max^2 (the root of a sphere's g when a_min = a_max).
   double a_min = std::numeric_limits<double>::infinity();
   for (int i = 0; i < 3; ++i)
     if (as[i] > 0.0) a_min = std::min(a_min, as[i]);
   const double a_max = as.maxCoeff();
-  double lo = std::max(0.0, a_min * zs.norm() - a_max * a_max), hi = std::max(a_max * zs.norm(), 1e-300);
-  while (g_of(hi, zs, a2) >= 0.0) {
-    lo = hi;
-    hi *= 1.5;
-  }
-  // Root search in the bracket. g is decreasing and convex for t > 0 (section 4.1), so a Newton
-  // step from a point left of the root stays left of it and converges monotonically; each step
-  // is still checked against the bracket and replaced by a bisection step if it leaves it (the
-  // paper saw unguarded Newton diverge on the flat part of g).
+  // The same bound from above, 1 + g(t) <= a_max^2 |z|^2 / (a_min^2 + t)^2, puts the root at or
+  // left of a_max |z| - a_min^2: the bracket needs no search.
+  const double zn = zs.norm();
+  double lo = std::max(0.0, a_min * zn - a_max * a_max), hi = std::max(lo, a_max * zn - a_min * a_min);
+  // Root search in the bracket, by Newton's method on psi(t) = (1 + g(t))^(-1/2) = 1 rather than
+  // on g itself: psi = (sum_i (a_i z_i / (a_i^2 + t))^2)^(-1/2) is a power mean of exponent -2 of
+  // the a_i^2 + t (up to a constant factor), so it is increasing and concave in t, and linear for
+  // a sphere. A Newton step from a point left of the root therefore stays left of it and converges
+  // monotonically, and for a round set it lands on the root at once. In terms of g the step is the
+  // plain Newton step on g times 2 S / (1 + sqrt S), S = 1 + g (measured on the Wall at prox-gs:10:
+  // 3.6 steps a call, against 6.3 for Newton on g with the same stopping test and 11.1 before it).
+  // Each step is still checked against the bracket and replaced by a bisection step if it leaves
+  // it (the paper saw unguarded Newton diverge on the flat part of g). The answer, eq. 32, depends
+  // on t through a_i^2 + t, so t is resolved relative to x = t + a_min^2: a root t far below
+  // a_min^2 (a point just outside the set) needs no more digits of its own, which its g, rounded
+  // at 1e-16, could not give. The error after a Newton step is at most psi'' / (2 psi') times the
+  // square of the error before it, and |psi'' / psi'| <= 3 / x for this psi, so a step of at most
+  // 1e-9 x leaves an error of at most 1.5e-18 x: that step is the last.
+  const double a2_min = a_min * a_min;
+  const Vec3 c = a2.cwiseProduct(zs).cwiseProduct(zs);  // g(t) = sum_i c_i / (a_i^2 + t)^2 - 1
   double t = lo;
   for (int it = 0; it < 100; ++it) {
     double g = -1.0, dg = 0.0;
     for (int i = 0; i < 3; ++i)
       if (a2[i] > 0.0) {
-        const double q = a2[i] + t, w = a2[i] * zs[i] * zs[i] / (q * q);
+        const double iq = 1.0 / (a2[i] + t), w = c[i] * iq * iq;
         g += w;
-        dg -= 2.0 * w / q;
+        dg -= 2.0 * w * iq;
       }
     if (g > 0.0) lo = t; else hi = t;
-    double next = dg < 0.0 ? t - g / dg : 0.5 * (lo + hi);
-    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
-    const bool done = std::abs(next - t) <= 1e-15 * next || hi - lo <= 1e-15 * hi;
+    const double S = 1.0 + g;
+    const double newton = dg < 0.0 ? t - 2.0 * S * g / ((1.0 + std::sqrt(S)) * dg) : t;
+    if (dg < 0.0 && std::abs(newton - t) <= 1e-9 * (t + a2_min)) {
+      t = newton;
+      break;
+    }
+    const double next = newton > lo && newton < hi ? newton : 0.5 * (lo + hi);
+    const bool done = hi - lo <= 1e-15 * (hi + a2_min);
     t = next;
     if (done) break;
   }
   Vec3 x = Vec3::Zero();
   for (int i = 0; i < 3; ++i)
     if (a2[i] > 0.0) x[i] = a2[i] * zs[i] / (a2[i] + t);  // eq. 32
-  return x / s;
+  return x * unscale;
 }
 
 namespace {
@@ -159,6 +161,18 @@ Vec3 ContactR::prox(const Vec3& z, double lambda_n, double scale, const ContactM
   // (a sticking contact, z_f inside F, took prox_update's fast path and does not get here)
   Vec3 za = Vec3::Zero();
   for (int i = 0; i < nf; ++i) za[i] = z[idx[std::size_t(i)]];
+  if (diagonal) {
+    // to_y and from_y are diagonal, and the map is homogeneous (scaling z and the axes by
+    // 1 / sqrt(scale) scales the answer alike): no matrix products and no sqrt
+    Vec3 y = Vec3::Zero(), axes = Vec3::Zero();
+    for (int i = 0; i < nf; ++i) {
+      y[i] = m.to_y(i, i) * za[i];
+      axes[i] = lambda_n * m.axis_unit[i];
+    }
+    const Vec3 x = prox_ellipsoid(y, axes);
+    for (int i = 0; i < nf; ++i) out[idx[std::size_t(i)]] = m.from_y(i, i) * x[i];
+    return out;
+  }
   const double rs = std::sqrt(scale);
   Vec3 axes = Vec3::Zero();
   for (int i = 0; i < nf; ++i) axes[i] = lambda_n * m.axis_unit[i] / rs;

@@ -50,6 +50,61 @@ TEST(ProxEllipsoid, MatchesBruteForceAndOptimality) {
   }
 }
 
+namespace {
+
+// the projection by eq. 32 at the root of g (eq. 35) found by bisection in long double: an
+// oracle that shares no step with the solver's Newton iteration
+Vec3 bisection_projection(const Vec3& z, const Vec3& ax) {
+  auto g = [&](long double t) {
+    long double s = -1.0L;
+    for (int i = 0; i < 3; ++i)
+      if (ax[i] > 0.0) {
+        const long double a2 = (long double)ax[i] * ax[i], q = a2 + t;
+        s += a2 * z[i] * z[i] / (q * q);
+      }
+    return s;
+  };
+  long double lo = 0.0L, hi = 1.0L;
+  while (g(hi) > 0.0L) hi *= 2.0L;
+  for (int it = 0; it < 200; ++it) {
+    const long double mid = 0.5L * (lo + hi);
+    (g(mid) > 0.0L ? lo : hi) = mid;
+  }
+  Vec3 x = Vec3::Zero();
+  for (int i = 0; i < 3; ++i)
+    if (ax[i] > 0.0) {
+      const long double a2 = (long double)ax[i] * ax[i];
+      x[i] = double(a2 * z[i] / (a2 + lo));
+    }
+  return x;
+}
+
+}  // namespace
+
+TEST(ProxEllipsoid, MatchesALongDoubleBisectionFromJustOutsideToFarAway) {
+  // The root search (Newton on (1 + g)^(-1/2), stopping on the accuracy of a_i^2 + t) against an
+  // independent bisection: flat and long sets (axis ratios up to 1e4), two and three axes, points
+  // a hair outside the set (the common case in a sweep: a root far below a_min^2) and far away.
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1), e(-4, 0), r(-12, 3);
+  int outside = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    Vec3 ax(std::pow(10.0, e(rng)), std::pow(10.0, e(rng)), trial % 2 ? std::pow(10.0, e(rng)) : 0.0);
+    Vec3 dir(u(rng), u(rng), ax[2] > 0.0 ? u(rng) : 0.0);
+    if (dir.norm() < 1e-3) continue;
+    // a point of the surface along dir, pushed out by a relative distance 10^r
+    const double f = std::sqrt((dir.array() / ax.array()).square().matrix().head(ax[2] > 0.0 ? 3 : 2).sum());
+    const Vec3 on = dir / f;
+    const Vec3 z = on * (1.0 + std::pow(10.0, r(rng)));
+    const Vec3 x = prox_ellipsoid(z, ax), ref = bisection_projection(z, ax);
+    ASSERT_TRUE(x.allFinite());
+    if (x == z) continue;  // inside by rounding
+    ++outside;
+    EXPECT_LE((x - ref).norm(), 1e-14 * ref.norm()) << "axes " << ax.transpose() << " z " << z.transpose();
+  }
+  EXPECT_GT(outside, 3500);
+}
+
 TEST(ProxEllipsoid, UnitCubeScalingHandlesLargeAndTinyInputs) {
   // eq. 37-38: the same geometry at scales 1e-6 and 1e6 gives the same (scaled) answer
   const Vec3 ax(0.3, 0.7, 0.2), z(1.0, -2.0, 0.5);
