@@ -19,8 +19,10 @@
 namespace coulomb::pgs_detail {
 
 // Rows PGS solves for a contact with coefficients mu = (mu_s, mu_t, mu_tau): normal, t, s, and
-// the torsion row only with torsional friction.
-inline int solved_rows(const Vec3& mu) { return mu[2] > 0.0 ? 4 : 3; }
+// the torsion row only with torsional friction; the normal row alone without any friction (the
+// box of a friction row is then [0, 0], which the solve's start, project_onto_box, has already
+// put its impulse in, and its residual is 0: post-stabilisation's gap problems, issue 12).
+inline int solved_rows(const Vec3& mu) { return mu[2] > 0.0 ? 4 : (mu[0] > 0.0 || mu[1] > 0.0 ? 3 : 1); }
 
 // The box [lo, hi] of row r of a contact with impulse l (seed 001 section 3: l_n = 0, u_n = inf,
 // -l_t = u_t = mu lambda_n).
