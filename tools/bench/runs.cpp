@@ -32,6 +32,7 @@ auto between_steps(F&& f) {
   static tbb::task_arena one(1);
   return one.execute(std::forward<F>(f));
 }
+
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
