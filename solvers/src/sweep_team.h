@@ -1,24 +1,30 @@
-// A team of threads for the colour stages of one Gauss-Seidel solve (issue 12; the idea of
-// Box2D v3's solver stages, src/solver.c: b2ExecuteMainStage / b2ExecuteStage).
+// A team of threads for the passes and colour stages of one Gauss-Seidel solve (issue 12; the
+// idea of Box2D v3's solver stages, src/solver.c: b2ExecuteMainStage / b2ExecuteStage).
 //
-// The calling thread drives. Each run() publishes one stage, a range cut into blocks, which every
-// member (the caller is member 0) claims from one atomic claim word, a share of what is left at a
-// time (take_blocks); run() returns when the members' counts of blocks done add up to all. The helpers live for the whole solve and spin
-// between stages, so a stage costs a store, a few cache-line transfers and a wait, where a
-// tbb::parallel_for per colour cost a task spawn and a join each time (measured 1.03-1.27x on
-// 2 threads with it). No stage ever waits for a particular thread: a helper that gets no core
-// (a loaded machine, a nested parallel region) leaves its blocks to the caller, so a team never
-// deadlocks and never needs its helpers to start at all.
+// The calling thread drives; the helpers live for the whole solve and spin between stages. Two
+// kinds of stage:
+//  - run(): a range cut into blocks, which every member (the caller is member 0) claims from one
+//    atomic claim word, a share of what is left at a time (take_blocks); it returns when the
+//    members' counts of blocks done add up to all. For passes over all contacts (r-factors,
+//    velocities, merit terms). A helper that gets no core leaves its blocks to the caller, so
+//    such a stage never waits for a particular thread.
+//  - run_phases(): phases with a barrier between them, each member its own share of each (the
+//    colours of a sweep, colored_sweep below). One publication per sweep, and a barrier is a
+//    store to the member's own cache line and a read of the others'; a run() stage per colour
+//    cost the publication, the claims and the counts done (~0.9 us an empty stage here, six a
+//    sweep on the Wall). It waits for every member, so it is used only once every helper has
+//    started (assembled()); before that the caller sweeps alone.
 //
-// Even members take blocks from the front of a stage, odd ones from the back, like Box2D's
-// per-worker start index: the colours of a sweep list their contacts in index order, which
-// follows the bodies, so the caller keeps working on the low bodies and the first helper on the
-// high ones from colour to colour, and their velocities stay in each core's cache.
+// Which member runs what must not change what a block does beyond order-free reductions
+// (maxima), so that a solve is the same bit for bit on any thread count. A block must not throw:
+// a helper's block that never counts done would keep the caller waiting (the sweeps and passes
+// run here allocate nothing and throw nothing).
 //
-// Which member runs a block is left to chance; what a block does must not depend on it beyond
-// order-free reductions (maxima), so that a solve is the same bit for bit on any thread count.
-// A block must not throw: a helper's block that never counts done would keep the caller waiting
-// (the sweeps and passes run here allocate nothing and throw nothing).
+// The stage's closures live on the caller's stack and every member reads them. The caller moves
+// its stack pointer down by kStackGap before it works on a stage, so that its own frames (a
+// sweep's running maxima, return addresses) never share a cache line with them: without the
+// gap, a build where they did made the Wall's 2-thread pgs solve twice as slow (0.41 against
+// 0.20 ms), the helper's every read of a closure pulling the line back from the caller's core.
 #pragma once
 #include <coulomb/contact_coloring.h>
 #include <coulomb/merit.h>
@@ -32,9 +38,6 @@
 
 namespace coulomb::detail {
 
-// contacts per block of a colour stage of a sweep (~0.5 us of work; 8 against 32 gave 2-8% less
-// 2-thread solve time on the Wall and spheres.json, within noise on 1 thread)
-inline constexpr int kTeamSweepBlock = 8;
 // contacts per block of a pass over all contacts (velocities, merit terms, r-factors)
 inline constexpr int kTeamPassBlock = 256;
 
@@ -84,22 +87,89 @@ class SweepTeam {
     done_.store(0, std::memory_order_relaxed);
     ++stage_;
     claim_.store(pack(stage_, 0, std::uint32_t(blocks)), std::memory_order_release);
-    take_blocks(stage_, 0);
+    {
+      stack_gap();
+      take_blocks(stage_, 0);
+    }
     for (unsigned spins = 0; done_.load(std::memory_order_acquire) < blocks; ++spins) relax(spins);
+  }
+
+  // Whether run_phases() would share its phases: every helper has started and waits for work.
+  bool assembled() const {
+    if (threads_ < 2 || quit_.load(std::memory_order_relaxed)) return false;
+    for (int m = 1; m < threads_; ++m)
+      if (!present_[std::size_t(m)].value.load(std::memory_order_acquire)) return false;
+    return true;
+  }
+
+  // f(phase, member, members) for phase = 0 .. phases-1, every member its own share of each
+  // phase (the split is f's: members is the team's size), with a barrier between phases: no
+  // member starts phase p + 1 before every member has finished phase p. Returns false without
+  // running anything unless every helper has started (assembled()): then the caller does the work
+  // itself, and a helper still starting joins a later stage.
+  template <class F>
+  bool run_phases(int phases, F& f) {
+    if (phases < 1 || !assembled()) return false;
+    phase_base_.store(phase_count_, std::memory_order_relaxed);
+    phases_.store(phases, std::memory_order_relaxed);
+    ctx_.store(&f, std::memory_order_relaxed);
+    phase_fn_.store(&phase_trampoline<F>, std::memory_order_relaxed);
+    ++stage_;
+    claim_.store(pack(stage_, 0, 0) | kPhasedBit, std::memory_order_release);
+    {
+      stack_gap();
+      run_member_phases(0, phase_count_, phases, &phase_trampoline<F>, &f);
+    }
+    phase_count_ += std::uint32_t(phases);
+    return true;
   }
 
  private:
   using Fn = void (*)(void*, int, int, int);
+  using PhaseFn = void (*)(void*, int, int, int);
   static constexpr int kMaxBlocks = 0xffff;  // a claim word holds 16-bit block indices
+  static constexpr std::size_t kStackGap = 256;  // bytes: four cache lines, two line pairs
+
+  // Moves the caller's stack pointer down by kStackGap until the stage function that calls it
+  // returns (see the top of the file): always inlined, so the alloca is that function's.
+  [[gnu::always_inline]] static inline void stack_gap() {
+    void* gap = __builtin_alloca(kStackGap);
+    __asm__ volatile("" : : "r"(gap) : "memory");
+  }
+  static constexpr std::uint64_t kPhasedBit = std::uint64_t(1) << 63;  // a run_phases() stage
 
   template <class F>
   static void trampoline(void* ctx, int begin, int end, int member) {
     (*static_cast<F*>(ctx))(begin, end, member);
   }
 
-  // claim word: stage (32 bits) | first unclaimed block (16) | one past the last unclaimed (16)
+  template <class F>
+  static void phase_trampoline(void* ctx, int phase, int member, int members) {
+    (*static_cast<F*>(ctx))(phase, member, members);
+  }
+
+  // claim word: phased (1 bit) | stage (31) | first unclaimed block (16) | one past the last
+  // unclaimed (16)
   static std::uint64_t pack(std::uint32_t stage, std::uint32_t front, std::uint32_t back) {
-    return std::uint64_t(stage) << 32 | std::uint64_t(front) << 16 | back;
+    return std::uint64_t(stage & 0x7fffffffu) << 32 | std::uint64_t(front) << 16 | back;
+  }
+  static std::uint32_t stage_of(std::uint64_t v) { return std::uint32_t(v >> 32) & 0x7fffffffu; }
+
+  // One member's part of a run_phases() stage: its share of each phase, then the barrier. A
+  // member's count of phases finished lives on its own cache line; phase p is done by all when
+  // every count has reached base + p + 1 (counts only grow: the team's phases are numbered
+  // through its life, so no count is ever reset).
+  void run_member_phases(int member, std::uint32_t base, int phases, PhaseFn fn, void* ctx) {
+    for (int p = 0; p < phases; ++p) {
+      fn(ctx, p, member, threads_);
+      const std::uint32_t target = base + std::uint32_t(p) + 1;
+      arrived_[std::size_t(member)].value.store(target, std::memory_order_release);
+      for (int m = 0; m < threads_; ++m) {
+        if (m == member) continue;
+        for (unsigned spins = 0; arrived_[std::size_t(m)].value.load(std::memory_order_acquire) < target; ++spins)
+          relax(spins);
+      }
+    }
   }
 
   static void relax(unsigned spins) {
@@ -124,7 +194,7 @@ class SweepTeam {
     int taken = 0;
     std::uint64_t v = claim_.load(std::memory_order_acquire);
     for (;;) {
-      if (std::uint32_t(v >> 32) != stage) break;
+      if (stage_of(v) != stage || (v & kPhasedBit)) break;
       const std::uint32_t front = std::uint32_t(v >> 16) & 0xffffu, back = std::uint32_t(v) & 0xffffu;
       if (front >= back) break;
       const std::uint32_t n = std::max<std::uint32_t>(1, (back - front) / std::uint32_t(threads_));
@@ -149,19 +219,27 @@ class SweepTeam {
 
   void member_loop(int member) {
     std::uint32_t seen = 0;
+    present_[std::size_t(member)].value.store(true, std::memory_order_release);
     for (;;) {
       std::uint64_t v = claim_.load(std::memory_order_acquire);
-      for (unsigned spins = 0; std::uint32_t(v >> 32) == seen; ++spins) {
+      for (unsigned spins = 0; stage_of(v) == seen; ++spins) {
         if (quit_.load(std::memory_order_acquire)) return;
         relax(spins);
         v = claim_.load(std::memory_order_acquire);
       }
-      seen = std::uint32_t(v >> 32);
-      take_blocks(seen, member);
+      seen = stage_of(v);
+      if (v & kPhasedBit) {
+        // the caller waits for this member's last barrier before it publishes again, so the
+        // stage's parameters stay as they are while they are read here
+        run_member_phases(member, phase_base_.load(std::memory_order_relaxed), phases_.load(std::memory_order_relaxed),
+                          phase_fn_.load(std::memory_order_relaxed), ctx_.load(std::memory_order_relaxed));
+      } else {
+        take_blocks(seen, member);
+      }
     }
   }
 
-  const int threads_;
+  alignas(64) const int threads_;
   std::uint32_t stage_ = 0;  // the caller's count of published stages
   alignas(64) std::atomic<std::uint64_t> claim_{0};
   alignas(64) std::atomic<int> done_{0};
@@ -169,23 +247,46 @@ class SweepTeam {
   std::atomic<void*> ctx_{nullptr};
   std::atomic<Fn> fn_{nullptr};
   std::atomic<bool> quit_{false};
+  // run_phases(): the stage's parameters, and per member its count of phases finished and
+  // whether it has started (its own cache line each)
+  alignas(64) std::uint32_t phase_count_ = 0;  // the caller's count of phases published
+  alignas(64) std::atomic<std::uint32_t> phase_base_{0};
+  std::atomic<int> phases_{0};
+  std::atomic<PhaseFn> phase_fn_{nullptr};
+  std::vector<Padded<std::atomic<std::uint32_t>>> arrived_ = std::vector<Padded<std::atomic<std::uint32_t>>>(std::size_t(threads_));
+  std::vector<Padded<std::atomic<bool>>> present_ = std::vector<Padded<std::atomic<bool>>>(std::size_t(threads_));
   tbb::task_group helpers_;
 };
 
-// One Gauss-Seidel sweep colour by colour (contact_coloring.h): each colour is one stage of the
-// team, cut into blocks of whole units of about kTeamSweepBlock contacts; the overflow group
-// follows in the caller. visit(first, end, member) once per block, for the contacts
-// c.order[first .. end): a block keeps its running maxima in registers and merges them once
-// (kept in the member's slot for every contact, they cost the sphere pile a store and a reload
-// per row on the maxima's dependency chain).
+// One Gauss-Seidel sweep colour by colour (contact_coloring.h), the overflow group last in the
+// caller. visit(first, end, member) for runs of contacts c.order[first .. end): a run keeps its
+// running maxima in registers and merges them once (kept in the member's slot for every contact,
+// they cost the sphere pile a store and a reload per row on the maxima's dependency chain).
+// Once every helper has started, the colours are the phases of one run_phases() stage: member m
+// sweeps the m-th of `members` runs of whole units of each colour, cut at equal contact counts,
+// so each member sweeps the same part of every colour (contact index order follows the bodies:
+// the caller keeps the low bodies, the helper the high ones, and their velocities stay in each
+// core's cache). Before that (a helper still starting) the caller sweeps the colours alone.
 template <class Visit>
 void colored_sweep(SweepTeam& team, const ContactColoring& c, Visit&& visit) {
-  auto block = [&](int first_unit, int end_unit, int member) {
-    visit(c.unit_start[std::size_t(first_unit)], c.unit_start[std::size_t(end_unit)], member);
+  const auto units = [&](int u0, int u1, int member) {
+    if (u1 > u0) visit(c.unit_start[std::size_t(u0)], c.unit_start[std::size_t(u1)], member);
   };
-  const int units = c.units_for(kTeamSweepBlock);
-  for (int g = 0; g < c.colors(); ++g) team.run(c.color_start[std::size_t(g)], c.color_start[std::size_t(g) + 1], units, block);
-  block(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1], 0);
+  // member's run of colour g: whole units, cut at equal contact counts
+  auto share = [&](int g, int member, int members) {
+    const int u0 = c.color_start[std::size_t(g)], u1 = c.color_start[std::size_t(g) + 1];
+    const std::int64_t k0 = c.unit_start[std::size_t(u0)], k1 = c.unit_start[std::size_t(u1)];
+    const auto cut = [&](int i) {  // the first unit at or after contact k0 + (k1 - k0) * i / members
+      if (i <= 0) return u0;
+      if (i >= members) return u1;
+      const int target = int(k0 + (k1 - k0) * i / members);
+      return int(std::lower_bound(c.unit_start.begin() + u0, c.unit_start.begin() + u1, target) - c.unit_start.begin());
+    };
+    units(cut(member), cut(member + 1), member);
+  };
+  if (!team.run_phases(c.colors(), share))
+    for (int g = 0; g < c.colors(); ++g) units(c.color_start[std::size_t(g)], c.color_start[std::size_t(g) + 1], 0);
+  units(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1], 0);
 }
 
 // all_velocities (contact_operator.h) with the product on the team, for an operator whose w is

@@ -39,16 +39,23 @@ struct ContactRows {
   // -L), so L (v_b - v_a) + A_a omega_a + A_b omega_b, column by column (18 column products where
   // the two 4x6 blocks took 24; issue 12, the sweeps' cost per contact)
   COULOMB_HOT_INLINE Vec4 velocity(const Vec6& wa, const Vec6& wb) const {
-    const Vec3 dv = wb.head<3>() - wa.head<3>();
-    Vec4 v = lin.col(0) * dv[0];
-    v += lin.col(1) * dv[1];
-    v += lin.col(2) * dv[2];
-    v += ang_a.col(0) * wa[3];
-    v += ang_a.col(1) * wa[4];
-    v += ang_a.col(2) * wa[5];
-    v += ang_b.col(0) * wb[3];
-    v += ang_b.col(1) * wb[4];
-    v += ang_b.col(2) * wb[5];
+    // row by row, each a sum in the column order (the same bits as the column form
+    // v = L.col(0) dv_0 + ...); Eigen's column expressions were left as calls by GCC in some
+    // callers (issue 12: 14% of a Wall pgs solve in one such call)
+    const double d0 = wb[0] - wa[0], d1 = wb[1] - wa[1], d2 = wb[2] - wa[2];
+    Vec4 v;
+    for (int r = 0; r < 4; ++r) {
+      double x = lin(r, 0) * d0;
+      x += lin(r, 1) * d1;
+      x += lin(r, 2) * d2;
+      x += ang_a(r, 0) * wa[3];
+      x += ang_a(r, 1) * wa[4];
+      x += ang_a(r, 2) * wa[5];
+      x += ang_b(r, 0) * wb[3];
+      x += ang_b(r, 1) * wb[4];
+      x += ang_b(r, 2) * wb[5];
+      v[r] = x;
+    }
     return v;
   }
   // w_a += M_a^-1 J_a^T l and w_b += M_b^-1 J_b^T l (seed 000 eq. 26): the linear parts are
