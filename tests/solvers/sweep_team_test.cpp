@@ -4,9 +4,12 @@
 #include "../../solvers/src/sweep_team.h"
 
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 namespace coulomb {
@@ -62,6 +65,56 @@ TEST(SweepTeam, HelpersThatNeverStartLeaveTheirBlocksToTheCaller) {
     run_stages(team, 100, items);
     for (int m = 1; m < team.size(); ++m) EXPECT_EQ(items[std::size_t(m)], 0);
     EXPECT_GT(items[0], 0);
+  });
+}
+
+// run_phases (the colours of a sweep): once every helper has started, each member runs its own
+// share of every phase, and no member starts a phase before all have finished the one before;
+// stages of run() in between still run every item once.
+TEST(SweepTeam, PhasesRunInOrderWithABarrierBetweenThem) {
+  for (const int threads : {2, 3}) {
+    // more threads than this 2-core machine has: TBB must be allowed them (each spins in turn)
+    tbb::global_control allow(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
+    const int rounds = threads == 2 ? 200 : 20;
+    tbb::task_arena arena(threads);
+    arena.execute([&] {
+      detail::SweepTeam team(threads);
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!team.assembled() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+      ASSERT_TRUE(team.assembled()) << threads << " threads: a helper did not start within 10 s";
+      constexpr int kPhases = 7;
+      std::vector<detail::Padded<std::atomic<int>>> finished(std::size_t(kPhases) * std::size_t(threads));
+      std::atomic<int> early{0};
+      std::vector<int> items;
+      for (int round = 0; round < rounds; ++round) {
+        for (auto& f : finished) f.value.store(0);
+        auto f = [&](int phase, int member, int members) {
+          EXPECT_EQ(members, threads);
+          if (phase > 0)
+            for (int m = 0; m < members; ++m)
+              if (finished[std::size_t(phase - 1) * std::size_t(members) + std::size_t(m)].value.load() != 1) ++early;
+          finished[std::size_t(phase) * std::size_t(members) + std::size_t(member)].value.fetch_add(1);
+        };
+        ASSERT_TRUE(team.run_phases(kPhases, f));
+        for (const auto& x : finished) ASSERT_EQ(x.value.load(), 1) << "round " << round;
+        if (round % 10 == 0) run_stages(team, 5, items);  // dynamic stages between phased ones
+      }
+      EXPECT_EQ(early.load(), 0) << threads << " threads: a phase started before the previous one ended";
+    });
+  }
+}
+
+// A team whose helpers cannot start does not share phases: run_phases leaves the work to the
+// caller (colored_sweep then sweeps alone) instead of waiting for them.
+TEST(SweepTeam, PhasesAreNotSharedWithHelpersThatNeverStart) {
+  tbb::task_arena one(1);
+  one.execute([] {
+    detail::SweepTeam team(4);
+    int calls = 0;
+    auto f = [&](int, int, int) { ++calls; };
+    EXPECT_FALSE(team.assembled());
+    EXPECT_FALSE(team.run_phases(3, f));
+    EXPECT_EQ(calls, 0);
   });
 }
 
