@@ -78,12 +78,12 @@ namespace {
 using pgs_detail::row_residual;
 using pgs_detail::solved_rows;
 
-// Projects every impulse onto its box (seed 001 eq. 17): lambda_n >= 0, |lambda_j| <= mu_j lambda_n.
-// Returns whether any impulse changed.
+// Projects the impulses of contacts [begin, end) onto their boxes (seed 001 eq. 17): lambda_n >= 0,
+// |lambda_j| <= mu_j lambda_n. Returns whether any impulse changed.
 template <class Op>
-bool project_onto_box(const Op& op, std::vector<Vec4>& lambda) {
+bool project_onto_box(const Op& op, std::vector<Vec4>& lambda, int begin, int end) {
   bool changed = false;
-  for (int k = 0; k < op.size(); ++k) {
+  for (int k = begin; k < end; ++k) {
     Vec4& l = lambda[std::size_t(k)];
     const Vec4 before = l;
     const Vec3& mu = op.mu(k);
@@ -92,6 +92,16 @@ bool project_onto_box(const Op& op, std::vector<Vec4>& lambda) {
     changed = changed || l != before;
   }
   return changed;
+}
+
+// The same over every contact, on the team (sweep_team.h).
+template <class Op>
+bool project_onto_box(detail::SweepTeam& team, const Op& op, std::vector<Vec4>& lambda) {
+  std::vector<detail::Padded<bool>> changed(std::size_t(team.size()));
+  detail::team_pass(team, op.size(), [&](int begin, int end, int member) {
+    if (project_onto_box(op, lambda, begin, end)) changed[std::size_t(member)].value = true;
+  });
+  return std::any_of(changed.begin(), changed.end(), [](const auto& c) { return c.value; });
 }
 
 struct SweepResult {
@@ -104,12 +114,12 @@ struct SweepResult {
 // One projected Gauss-Seidel pass (seed 001 algorithm lines 2-8 with line 2b's permutation) over
 // the contacts in `order`, solving rows First..Last of each (0..3: all; 0..0: the normal set;
 // 1..3: the friction set of eq. 21). With Track, also accumulates each set's share of Theta.
-// step[k][r] = sor / A_rr, or 0 for a row no body can respond to (A_rr <= 0): computed once per
-// solve, so that a sweep multiplies instead of dividing.
+// step[k][r] = sor / A_rr, or 0 for a row no body can respond to (A_rr <= 0), for contacts
+// [begin, end) of a `step` already sized: computed once per solve, so that a sweep multiplies
+// instead of dividing.
 template <class Op>
-void row_steps(const Op& op, double sor, std::vector<Vec4>& step) {
-  step.resize(std::size_t(op.size()));
-  for (int k = 0; k < op.size(); ++k)
+void row_steps(const Op& op, double sor, std::vector<Vec4>& step, int begin, int end) {
+  for (int k = begin; k < end; ++k)
     for (int r = 0; r < 4; ++r) {
       const double a = op.diag(k)(r, r);
       step[std::size_t(k)][r] = a > 0.0 ? sor / a : 0.0;
@@ -225,7 +235,7 @@ void final_terms(detail::SweepTeam& team, const Op& op, const std::vector<Vec4>&
       if (with_merit) out.merit[i] = natural_map_term(lambda[i].head<3>(), v.head<3>(), mu[0]);
     }
   };
-  team.run(0, op.size(), detail::kTeamPassBlock, f);
+  detail::team_pass(team, op.size(), f);
 }
 
 // Theta of the current iterate from the operator's current state (no reset): one pass.
@@ -256,7 +266,12 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   detail::SweepTeam& team = coloring && shared_team ? *shared_team : own_team;
   std::vector<detail::Padded<SweepResult>> member_results;
 
-  project_onto_box(op, lambda);  // a warm start must itself lie in the box before it is used
+  // a warm start must itself lie in the box before it is used; the row steps in the same pass
+  std::vector<Vec4> scratch, step(static_cast<std::size_t>(nc));
+  detail::team_pass(team, nc, [&](int begin, int end, int) {
+    project_onto_box(op, lambda, begin, end);
+    row_steps(op, opt.pgs.sor, step, begin, end);
+  });
   op.reset(lambda);
 
   // the permutation Pi of seed 001 section 5, once per solve
@@ -267,7 +282,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
     order = pgs_detail::ipp_order(v0);
   } else if (opt.pgs.ordering == PgsOrdering::Cp && point) {
     order = pgs_detail::cp_order(*point, opt.pgs.cp_axis, opt.pgs.cp_descending);
-  } else {
+  } else if (!coloring) {
     order = pgs_detail::identity_order(nc);
   }
 
@@ -278,8 +293,6 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   const auto stop = [&](bool own_test) {
     return stopping_test_met(op, lambda, opt.merit_tol, stats.iterations, own_test);
   };
-  std::vector<Vec4> scratch, step;
-  row_steps(op, opt.pgs.sor, step);
   // history: Theta after each iteration but the last, which is pushed from the final evaluation
   const auto record = [&](int it) {
     if (opt.record_history && it + 1 < opt.max_iterations) stats.history.push_back(current_theta(op, lambda, scratch));
@@ -343,7 +356,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   // orderings every friction row was projected after its normal row, so this changes nothing.
   // The sweeps kept w = M^-1 J^T lambda current (eq. 26), so the operator is reset only if the
   // projection changed an impulse (a reset was ~15 us of the Wall's 300 us pgs:10 solve).
-  if (project_onto_box(op, lambda)) op.reset(lambda);
+  if (project_onto_box(team, op, lambda)) op.reset(lambda);
   const bool merit_wanted = opt.evaluate_merit || opt.merit_tol > 0.0;  // merit_tol's test reads it
   FinalTerms final;
   final_terms(team, std::as_const(op), lambda, merit_wanted, opt.abs_tol, final);

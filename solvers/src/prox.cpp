@@ -327,7 +327,7 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
       scale = std::max({scale, lambda[i].cwiseAbs().maxCoeff(), (metric[i].R0 * op.b(k)).cwiseAbs().maxCoeff()});
     }
   };
-  team.run(0, nc, detail::kTeamPassBlock, setup);
+  detail::team_pass(team, nc, setup);
   double scale = op.joint_scale();
   for (const auto& m : member_max) scale = std::max(scale, m.value[0]);
   double r_scale = 1.0;  // R = r_scale * R0; back-tracking multiplies it by nu

@@ -303,6 +303,19 @@ void colored_sweep(SweepTeam& team, const ContactColoring& c, Visit&& visit, Pre
   units(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1], 0);
 }
 
+// f(begin, end, member) over [0, n), items independent of each other: once every helper has
+// started, member m takes the m-th of equal slices in one phase (no claims; the slices follow
+// the index order as the sweeps' runs do, so a member mostly reads what it wrote in them), else
+// blocks of kTeamPassBlock items from run().
+template <class F>
+void team_pass(SweepTeam& team, int n, F&& f) {
+  auto slice = [&](int, int member, int members) {
+    const int begin = int(std::int64_t(n) * member / members), end = int(std::int64_t(n) * (member + 1) / members);
+    if (end > begin) f(begin, end, member);
+  };
+  if (!team.run_phases(1, slice)) team.run(0, n, kTeamPassBlock, f);
+}
+
 // all_velocities (contact_operator.h) with the product on the team, for an operator whose w is
 // already M^-1 J^T lambda (a solver whose sweeps kept it current, seed 000 eq. 26: no reset, a
 // scatter into the bodies). Each v_k is computed alone: the same bits on any thread count.
@@ -312,7 +325,7 @@ void team_velocities(SweepTeam& team, const Op& op, const std::vector<Vec4>& lam
   auto f = [&](int begin, int end, int) {
     for (int k = begin; k < end; ++k) v[std::size_t(k)] = op.velocity(k, lambda);
   };
-  team.run(0, op.size(), kTeamPassBlock, f);
+  team_pass(team, op.size(), f);
 }
 
 // fclib_merit_at (merit.h) with its terms on the team, summed in index order by the caller: the
@@ -327,7 +340,7 @@ double team_fclib_merit_at(SweepTeam& team, const Op& op, const std::vector<Vec4
       term[i] = natural_map_term(lambda[i].head<3>(), v[i].head<3>(), op.mu(k)[0]);
     }
   };
-  team.run(0, op.size(), kTeamPassBlock, f);
+  team_pass(team, op.size(), f);
   return fclib_merit_of_terms(op, [&](int k) { return term[std::size_t(k)]; });
 }
 
