@@ -5,9 +5,9 @@
 // kinds of stage:
 //  - run(): a range cut into blocks, which every member (the caller is member 0) claims from one
 //    atomic claim word, a share of what is left at a time (take_blocks); it returns when the
-//    members' counts of blocks done add up to all. For passes over all contacts (r-factors,
-//    velocities, merit terms). A helper that gets no core leaves its blocks to the caller, so
-//    such a stage never waits for a particular thread.
+//    members' counts of blocks done add up to all. A helper that gets no core leaves its blocks
+//    to the caller, so such a stage never waits for a particular thread. Passes over all
+//    contacts (team_pass) use it until every helper has started.
 //  - run_phases(): phases with a barrier between them, each member its own share of each (the
 //    colours of a sweep, colored_sweep below). One publication per sweep, and a barrier is a
 //    store to the member's own cache line and a read of the others'; a run() stage per colour
@@ -83,7 +83,7 @@ class SweepTeam {
   // f(begin, end, member) over [begin, end) in blocks of about `block` items, on every member;
   // returns when all blocks are done. A range of fewer than two blocks runs in the caller alone.
   template <class F>
-  void run(int begin, int end, int block, F& f) {
+  [[gnu::noinline]] void run(int begin, int end, int block, F& f) {
     block = std::max({1, block, (end - begin + kMaxBlocks - 1) / kMaxBlocks});
     const int blocks = end > begin ? (end - begin + block - 1) / block : 0;
     if (threads_ < 2 || blocks < 2 || quit_.load(std::memory_order_relaxed)) {
@@ -99,10 +99,8 @@ class SweepTeam {
     done_.store(0, std::memory_order_relaxed);
     ++stage_;
     claim_.store(pack(stage_, 0, std::uint32_t(blocks)), std::memory_order_release);
-    {
-      stack_gap();
-      take_blocks(stage_, 0);
-    }
+    stack_gap();
+    take_blocks(stage_, 0);
     for (unsigned spins = 0; done_.load(std::memory_order_acquire) < blocks; ++spins) relax(spins);
   }
 
@@ -120,7 +118,7 @@ class SweepTeam {
   // running anything unless every helper has started (assembled()): then the caller does the work
   // itself, and a helper still starting joins a later stage.
   template <class F>
-  bool run_phases(int phases, F& f) {
+  [[gnu::noinline]] bool run_phases(int phases, F& f) {
     if (phases < 1 || !assembled()) return false;
     phase_base_.store(phase_count_, std::memory_order_relaxed);
     phases_.store(phases, std::memory_order_relaxed);
@@ -128,10 +126,8 @@ class SweepTeam {
     phase_fn_.store(&phase_trampoline<F>, std::memory_order_relaxed);
     ++stage_;
     claim_.store(pack(stage_, 0, 0) | kPhasedBit, std::memory_order_release);
-    {
-      stack_gap();
-      run_member_phases(0, phase_count_, phases, &phase_trampoline<F>, &f);
-    }
+    stack_gap();
+    run_member_phases(0, phase_count_, phases, &phase_trampoline<F>, &f);
     phase_count_ += std::uint32_t(phases);
     return true;
   }
@@ -143,7 +139,8 @@ class SweepTeam {
   static constexpr std::size_t kStackGap = 256;  // bytes: four cache lines, two line pairs
 
   // Moves the caller's stack pointer down by kStackGap until the stage function that calls it
-  // returns (see the top of the file): always inlined, so the alloca is that function's.
+  // returns (see the top of the file): always inlined, so the alloca is that function's, and
+  // run() and run_phases() are never inlined, so a loop of stages never grows the stack.
   [[gnu::always_inline]] static inline void stack_gap() {
     void* gap = __builtin_alloca(kStackGap);
     __asm__ volatile("" : : "r"(gap) : "memory");
