@@ -440,8 +440,12 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
   stats.contact_sweeps = double(nc) * stats.iterations;
   // w is current: an accepted Gauss-Seidel sweep moved it with every update, and a rejected one
   // or a Jacobi sweep reset it to lambda^k
-  detail::team_velocities(team, op, lambda, velocity);
-  stats.merit = detail::team_fclib_merit_at(team, op, lambda, velocity, merit_terms);
+  if (opt.evaluate_merit || opt.merit_tol > 0.0) {
+    detail::team_velocities(team, op, lambda, velocity);
+    stats.merit = detail::team_fclib_merit_at(team, op, lambda, velocity, merit_terms);
+  } else {
+    stats.merit = std::numeric_limits<double>::quiet_NaN();  // not asked for (SolverOptions)
+  }
   team.finish();
   // with merit_tol, converged is the merit of the impulses returned, however the loop ended (issue 12)
   if (opt.merit_tol > 0.0) stats.converged = stats.merit <= opt.merit_tol;

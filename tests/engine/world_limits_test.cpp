@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 using namespace coulomb;
@@ -95,6 +96,31 @@ TEST(WorldLimits, ANonFiniteOutputIsAnInvalidState) {
   const StepResult r = w.step();
   EXPECT_EQ(r.status, StepResult::Status::InvalidState);
   EXPECT_NE(r.message.find("kinetic energy"), std::string::npos) << r.message;
+}
+
+// An embedder may skip the per-step merit (SolverOptions::evaluate_merit = false, as
+// coulomb-vs-bullet does: it computes both engines' merits itself). The merit is then NaN,
+// which is not an invalid state, and the impulses are the same bits as with it.
+TEST(WorldLimits, AMeritNotAskedForIsNotAnInvalidState) {
+  for (const char* solver : {"pgs", "prox-gs", "prox-jacobi"}) {
+    json s = cube_scene({{"position", {0.1, 0, 0.49}}, {"velocity", {0.5, 0, 0}}});
+    s["solver"]["type"] = solver;
+    SceneDef with = parse_scene(s, "."), without = parse_scene(s, ".");
+    without.solver_options.evaluate_merit = false;
+    World a(with), b(without);
+    for (int step = 0; step < 10; ++step) {
+      ASSERT_TRUE(a.step().ok());
+      const StepResult r = b.step();
+      ASSERT_TRUE(r.ok()) << solver << ": " << r.message;
+      EXPECT_TRUE(std::isfinite(a.last_stats().solver.merit)) << solver;
+      EXPECT_TRUE(std::isnan(b.last_stats().solver.merit)) << solver;
+      ASSERT_GT(a.last_stats().contacts, 0);
+      const auto la = a.contact_impulses(), lb = b.contact_impulses();
+      ASSERT_EQ(la.size(), lb.size());
+      for (std::size_t k = 0; k < la.size(); ++k)
+        EXPECT_EQ(la[k], lb[k]) << solver << " step " << step << " contact " << k;
+    }
+  }
 }
 
 // A 20 cm ball at 200 m/s towards a 2 cm wall, 1 m and 0.39 m away: Moreau's explicit first half

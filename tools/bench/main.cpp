@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   int steps = 0, threads = 1, window_from = 0;
   std::vector<std::string> solvers{"prox-gs", "pgs"}, set;
   std::vector<int> bullet_iterations{10, 100};
-  bool json = false, markdown = false, one_friction_direction = false, no_bullet = false;
+  bool json = false, markdown = false, one_friction_direction = false, no_bullet = false, world_merit = false;
   app.add_option("scene", scene_file, "scene file (JSON, coulomb-scene/1)")->required();
   app.add_option("--steps", steps, "steps per run (default: the scene's)")->check(CLI::Range(1, 100000000));
   app.add_option("--threads", threads, "Coulomb's worker threads (Bullet is single-threaded)")->check(CLI::Range(1, 1024));
@@ -38,6 +38,9 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   app.add_flag("--bullet-one-friction-direction", one_friction_direction,
                "Bullet's default: one friction direction per contact (no friction along the second tangent; the merit still judges both)");
+  app.add_flag("--world-merit", world_merit,
+               "keep Coulomb's own per-step merit (stats.jsonl's) inside the timed step; by default it is off, "
+               "since the report's merit is computed for both engines between steps");
   app.add_flag("--json", json, "one JSON object per line per engine configuration");
   app.add_flag("--markdown", markdown, "a markdown table instead of the text table")->excludes("--json");
   try {
@@ -67,7 +70,7 @@ int main(int argc, char** argv) {
           throw coulomb::InputError("--solver", spec + ": expected NAME or NAME:ITERATIONS with ITERATIONS >= 1");
         so.set.push_back("/solver/max_iterations=" + n);
       }
-      runs.push_back(bench::run_coulomb(coulomb::load_scene(scene_file, so), threads, window_from));
+      runs.push_back(bench::run_coulomb(coulomb::load_scene(scene_file, so), threads, window_from, world_merit));
       if (colon != std::string::npos) runs.back().label = spec;
     }
     for (int n : bullet_iterations) {

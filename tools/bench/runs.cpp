@@ -92,7 +92,9 @@ double median(std::vector<double> v) {
   return 0.5 * (*mid + *std::max_element(v.begin(), mid));
 }
 
-RunResult run_coulomb(const coulomb::SceneDef& scene, int threads, int window_from) {
+RunResult run_coulomb(const coulomb::SceneDef& scene_in, int threads, int window_from, bool world_merit) {
+  coulomb::SceneDef scene = scene_in;
+  scene.solver_options.evaluate_merit = world_merit;
   RunResult r;
   r.window_from = window_from;
   r.engine = "coulomb";

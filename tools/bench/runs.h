@@ -52,7 +52,10 @@ inline constexpr const char* kStageNames[5] = {"detect", "assemble", "solve", "i
 
 // `scene.solver` picks Coulomb's solver; `scene.steps` the number of steps. The first
 // `window_from` steps run untimed (a pile that has not landed yet), and no merit is computed there.
-RunResult run_coulomb(const coulomb::SceneDef& scene, int threads, int window_from = 0);
+// world_merit: the World's own merit of each step (stats.jsonl's `merit`, SolverOptions::
+// evaluate_merit) stays on and is timed with the step; off, the step does what Bullet's does,
+// and the report's merit is the harness's alone, computed between steps for both engines.
+RunResult run_coulomb(const coulomb::SceneDef& scene, int threads, int window_from = 0, bool world_merit = false);
 RunResult run_bullet(const coulomb::SceneDef& scene, const BulletSettings& settings, int window_from = 0);
 
 }  // namespace bench

@@ -68,8 +68,10 @@ struct CommonSolverOptions {
   bool graph_coloring = false;
   // Not a scene key: false skips the FCLib merit of the result (SolverStats::merit stays NaN),
   // for a caller that never reads it (World's post-stabilisation, whose displacement problem's
-  // merit was a pass over every contact per island and one more over all). pgs and
-  // solve_islands honour it; the other solvers always evaluate it.
+  // merit was a pass over every contact per island and one more over all; coulomb-vs-bullet,
+  // which computes the merit of both engines itself). pgs, prox-gs, prox-jacobi and
+  // solve_islands honour it; the other solvers always evaluate it. The World accepts the NaN
+  // merit of a solve that skipped it.
   bool evaluate_merit = true;
 };
 
