@@ -79,12 +79,14 @@ StepResult World::check_contact_caps() const {
 StepResult World::check_state() const {
   // any non-finite number in a step's output is an invalid state (issue 11: a mass of 1e305 gave
   // null energies with exit 0)
+  // a merit the solver options did not ask for (SolverOptions::evaluate_merit) is NaN by design
+  const double merit = scene_.solver_options.evaluate_merit ? stats_.solver.merit : 0.0;
   const double outputs[] = {stats_.kinetic_energy, stats_.potential_energy, stats_.elastic_energy,
-                            stats_.solver.residual, stats_.solver.merit, stats_.max_penetration};
+                            stats_.solver.residual, merit, stats_.max_penetration};
   const char* names[] = {"kinetic energy", "potential energy", "elastic energy", "solver residual", "merit",
                          "max penetration"};
   for (std::size_t k = 0; k < std::size(outputs); ++k)
-    if (!std::isfinite(outputs[k]) && !(k == 4 && !scene_.solver_options.evaluate_merit))  // a merit not asked for is NaN
+    if (!std::isfinite(outputs[k]))
       return {StepResult::Status::InvalidState, -1,
               "step " + std::to_string(step_) + ": the " + names[k] + " is " + std::to_string(outputs[k])};  // nan, inf or -inf, as %g prints them
   for (int i = 0; i < model_.size(); ++i) {

@@ -179,17 +179,13 @@ template <int First, int Last, class Op>
 SweepResult colored_sweep(Op& op, std::vector<Vec4>& lambda, const ContactColoring& c, const std::vector<Vec4>& step,
                           detail::SweepTeam& team, std::vector<detail::Padded<SweepResult>>& acc) {
   acc.assign(std::size_t(team.size()), {});
-  detail::colored_sweep(team, c, [&](int first, int end, int member) {
+  detail::colored_sweep(team, c, op, [&](int first, int end, int member) {
     SweepResult s;
-    const int ahead = detail::prefetch_distance(op.size());
-    for (int e = first; e < end; ++e) {
-      if (e + ahead < end) op.prefetch_contact(c.order[std::size_t(e + ahead)]);
-      sweep_contact<First, Last, false>(op, lambda, c.order[std::size_t(e)], step, s);
-    }
+    detail::for_each_in_run(op, c, first, end, [&](int k) { sweep_contact<First, Last, false>(op, lambda, k, step, s); });
     SweepResult& m = acc[std::size_t(member)].value;
     m.max_delta = std::max(m.max_delta, s.max_delta);
     m.max_lambda = std::max(m.max_lambda, s.max_lambda);
-  }, [&](int k) { op.prefetch(k); });
+  });
   SweepResult s;
   for (const auto& a : acc) {
     s.max_delta = std::max(s.max_delta, a.value.max_delta);

@@ -369,18 +369,13 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
         // colour by colour on the team (sweep_team.h): a colour's contacts share no moving body,
         // so the result is one thread's, bit for bit
         member_max.assign(std::size_t(team.size()), {});  // per member: max |d|, max |lambda|
-        const int ahead = detail::prefetch_distance(nc);
-        detail::colored_sweep(team, *coloring, [&](int first, int end, int member) {
+        detail::colored_sweep(team, *coloring, op, [&](int first, int end, int member) {
           double delta = 0.0, largest = 0.0;
-          const std::vector<int>& order = coloring->order;
-          for (int e = first; e < end; ++e) {
-            if (e + ahead < end) op.prefetch_contact(order[std::size_t(e + ahead)]);
-            update(order[std::size_t(e)], delta, largest);
-          }
+          detail::for_each_in_run(op, *coloring, first, end, [&](int k) { update(k, delta, largest); });
           auto& m = member_max[std::size_t(member)].value;
           m[0] = std::max(m[0], delta);
           m[1] = std::max(m[1], largest);
-        }, [&](int k) { op.prefetch(k); });
+        });
         for (const auto& m : member_max) {
           r_next = std::max(r_next, m.value[0]);
           max_lambda = std::max(max_lambda, m.value[1]);

@@ -33,7 +33,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <limits>
 #include <thread>
 #include <vector>
 
@@ -46,9 +45,6 @@ namespace coulomb::detail {
 // against 2.85 on 2 (issue 12); a problem that stays in the caches would only pay for them.
 inline constexpr int kPrefetchContacts = 8;
 inline constexpr int kPrefetchFromContacts = 2048;
-inline int prefetch_distance(int contacts) {
-  return contacts >= kPrefetchFromContacts ? kPrefetchContacts : std::numeric_limits<int>::max() / 2;
-}
 
 // contacts per block of a pass over all contacts (velocities, merit terms, r-factors)
 inline constexpr int kTeamPassBlock = 256;
@@ -123,18 +119,17 @@ class SweepTeam {
     phase_base_.store(phase_count_, std::memory_order_relaxed);
     phases_.store(phases, std::memory_order_relaxed);
     ctx_.store(&f, std::memory_order_relaxed);
-    phase_fn_.store(&phase_trampoline<F>, std::memory_order_relaxed);
+    phase_fn_.store(&trampoline<F>, std::memory_order_relaxed);
     ++stage_;
     claim_.store(pack(stage_, 0, 0) | kPhasedBit, std::memory_order_release);
     stack_gap();
-    run_member_phases(0, phase_count_, phases, &phase_trampoline<F>, &f);
+    run_member_phases(0, phase_count_, phases, &trampoline<F>, &f);
     phase_count_ += std::uint32_t(phases);
     return true;
   }
 
  private:
-  using Fn = void (*)(void*, int, int, int);
-  using PhaseFn = void (*)(void*, int, int, int);
+  using Fn = void (*)(void*, int, int, int);  // a stage's closure called through ctx_
   static constexpr int kMaxBlocks = 0xffff;  // a claim word holds 16-bit block indices
   static constexpr std::size_t kStackGap = 256;  // bytes: four cache lines, two line pairs
 
@@ -152,11 +147,6 @@ class SweepTeam {
     (*static_cast<F*>(ctx))(begin, end, member);
   }
 
-  template <class F>
-  static void phase_trampoline(void* ctx, int phase, int member, int members) {
-    (*static_cast<F*>(ctx))(phase, member, members);
-  }
-
   // claim word: phased (1 bit) | stage (31) | first unclaimed block (16) | one past the last
   // unclaimed (16)
   static std::uint64_t pack(std::uint32_t stage, std::uint32_t front, std::uint32_t back) {
@@ -168,7 +158,7 @@ class SweepTeam {
   // member's count of phases finished lives on its own cache line; phase p is done by all when
   // every count has reached base + p + 1 (counts only grow: the team's phases are numbered
   // through its life, so no count is ever reset).
-  void run_member_phases(int member, std::uint32_t base, int phases, PhaseFn fn, void* ctx) {
+  void run_member_phases(int member, std::uint32_t base, int phases, Fn fn, void* ctx) {
     for (int p = 0; p < phases; ++p) {
       fn(ctx, p, member, threads_);
       const std::uint32_t target = base + std::uint32_t(p) + 1;
@@ -248,8 +238,9 @@ class SweepTeam {
     }
   }
 
-  alignas(64) const int threads_;
-  std::uint32_t stage_ = 0;  // the caller's count of published stages
+  const int threads_;
+  std::uint32_t stage_ = 0;        // the caller's count of published stages
+  std::uint32_t phase_count_ = 0;  // the caller's count of phases published (run_phases)
   alignas(64) std::atomic<std::uint64_t> claim_{0};
   alignas(64) std::atomic<int> done_{0};
   alignas(64) std::atomic<int> begin_{0}, end_{0}, block_{1};
@@ -258,10 +249,9 @@ class SweepTeam {
   std::atomic<bool> quit_{false};
   // run_phases(): the stage's parameters, and per member its count of phases finished and
   // whether it has started (its own cache line each)
-  alignas(64) std::uint32_t phase_count_ = 0;  // the caller's count of phases published
   alignas(64) std::atomic<std::uint32_t> phase_base_{0};
   std::atomic<int> phases_{0};
-  std::atomic<PhaseFn> phase_fn_{nullptr};
+  std::atomic<Fn> phase_fn_{nullptr};
   std::vector<Padded<std::atomic<std::uint32_t>>> arrived_ = std::vector<Padded<std::atomic<std::uint32_t>>>(std::size_t(threads_));
   std::vector<Padded<std::atomic<bool>>> present_ = std::vector<Padded<std::atomic<bool>>>(std::size_t(threads_));
   tbb::task_group helpers_;
@@ -276,11 +266,13 @@ class SweepTeam {
 // so each member sweeps the same part of every colour (contact index order follows the bodies:
 // the caller keeps the low bodies, the helper the high ones, and their velocities stay in each
 // core's cache). Before that (a helper still starting) the caller sweeps the colours alone.
-template <class Visit, class Prefetch>
-void colored_sweep(SweepTeam& team, const ContactColoring& c, Visit&& visit, Prefetch&& prefetch) {
+template <class Op, class Visit>
+void colored_sweep(SweepTeam& team, const ContactColoring& c, const Op& op, Visit&& visit) {
   const auto units = [&](int u0, int u1, int member) {
     if (u1 <= u0) return;
-    for (int u = u0; u < u1; ++u) prefetch(c.order[std::size_t(c.unit_start[std::size_t(u)])]);
+    // the run's bodies' velocity lines, for writing (those the other core wrote in the previous
+    // colour come together rather than one per contact)
+    for (int u = u0; u < u1; ++u) op.prefetch(c.order[std::size_t(c.unit_start[std::size_t(u)])]);
     visit(c.unit_start[std::size_t(u0)], c.unit_start[std::size_t(u1)], member);
   };
   // member's run of colour g: whole units, cut at equal contact counts
@@ -298,6 +290,17 @@ void colored_sweep(SweepTeam& team, const ContactColoring& c, Visit&& visit, Pre
   if (!team.run_phases(c.colors(), share))
     for (int g = 0; g < c.colors(); ++g) units(c.color_start[std::size_t(g)], c.color_start[std::size_t(g) + 1], 0);
   units(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1], 0);
+}
+
+// f(k) for the contacts c.order[first .. end) of one run of colored_sweep, on problems beyond a
+// core's L2 asking for each contact's data kPrefetchContacts contacts ahead.
+template <class Op, class F>
+void for_each_in_run(const Op& op, const ContactColoring& c, int first, int end, F&& f) {
+  const bool ahead = op.size() >= kPrefetchFromContacts;
+  for (int e = first; e < end; ++e) {
+    if (ahead && e + kPrefetchContacts < end) op.prefetch_contact(c.order[std::size_t(e + kPrefetchContacts)]);
+    f(c.order[std::size_t(e)]);
+  }
 }
 
 // f(begin, end, member) over [0, n), items independent of each other: once every helper has
