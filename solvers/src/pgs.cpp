@@ -268,7 +268,11 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
     project_onto_box(op, lambda, begin, end);
     row_steps(op, opt.pgs.sor, step, begin, end);
   });
-  op.reset(lambda);
+  const auto reset = [&] {
+    if (coloring) detail::colored_reset(team, *coloring, op, lambda);
+    else op.reset(lambda);
+  };
+  reset();
 
   // the permutation Pi of seed 001 section 5, once per solve
   std::vector<int> order;
@@ -352,7 +356,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   // orderings every friction row was projected after its normal row, so this changes nothing.
   // The sweeps kept w = M^-1 J^T lambda current (eq. 26), so the operator is reset only if the
   // projection changed an impulse (a reset was ~15 us of the Wall's 300 us pgs:10 solve).
-  if (project_onto_box(team, op, lambda)) op.reset(lambda);
+  if (project_onto_box(team, op, lambda)) reset();
   const bool merit_wanted = opt.evaluate_merit || opt.merit_tol > 0.0;  // merit_tol's test reads it
   FinalTerms final;
   final_terms(team, std::as_const(op), lambda, merit_wanted, opt.abs_tol, final);

@@ -331,7 +331,11 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
   double scale = op.joint_scale();
   for (const auto& m : member_max) scale = std::max(scale, m.value[0]);
   double r_scale = 1.0;  // R = r_scale * R0; back-tracking multiplies it by nu
-  op.reset(lambda);
+  const auto reset = [&] {
+    if (coloring) detail::colored_reset(team, *coloring, op, lambda);
+    else op.reset(lambda);
+  };
+  reset();
 
   std::vector<Vec4> next(static_cast<std::size_t>(nc)), velocity(static_cast<std::size_t>(nc));
   std::vector<double> merit_terms;
@@ -409,7 +413,7 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
       // rejected sweep and is rebuilt from lambda^k
       r_scale *= opt.prox.r_nu;
       ++stats.divergence_detections;
-      if (gauss_seidel) op.reset(lambda);
+      if (gauss_seidel) reset();
       if (opt.record_history) stats.history.push_back(stats.residual);
       continue;
     }

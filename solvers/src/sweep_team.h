@@ -32,9 +32,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <thread>
 #include <vector>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 
 namespace coulomb::detail {
 
@@ -55,6 +59,88 @@ struct alignas(64) Padded {
   T value{};
 };
 
+// Where colored_sweep cuts each colour among the members: member m sweeps units
+// [unit(g, m), unit(g, m + 1)) of colour g. The cuts start at equal contact counts; after each
+// sweep that every member took part in, they go halfway toward the cuts that would have split each
+// colour's measured time equally, the time taken as spread evenly over each run's contacts. A
+// cut changes who sweeps a unit, never what the sweep computes (a colour's units share no moving
+// body), so a solve is the same bit for bit whatever the timings. On spheres.json, whose runs of
+// equal counts differ in cost, the prox-gs:30 2-thread solve went from 6.45-6.50 to 6.14-6.20 ms;
+// on the Wall, where the members' times per colour differ by chance from sweep to sweep rather
+// than by run, it changes nothing (issue 12, ninth session). The caller reads and moves the cuts
+// between sweeps; the members only read them, and each writes its own times.
+class ColorSchedule {
+ public:
+  // For colouring c on `members` members, before a sweep: equal contact counts for a colouring
+  // or team of another shape than the last one seen.
+  void prepare(const ContactColoring& c, int members) {
+    if (c.colors() == colors_ && c.units() == units_ && members == members_) return;
+    colors_ = c.colors();
+    units_ = c.units();
+    members_ = members;
+    fraction_.assign(std::size_t(colors_) * std::size_t(members + 1), 0.0);
+    for (int g = 0; g < colors_; ++g)
+      for (int i = 0; i <= members; ++i) fraction_[index(g, i)] = double(i) / members;
+    unit_.assign(fraction_.size(), 0);
+    stride_ = (colors_ + 7) / 8 * 8;  // a member's times on cache lines of its own
+    ticks_.assign(std::size_t(stride_) * std::size_t(members), 0);
+    place(c);
+  }
+  // the first unit of member i's run of colour g (i = members: one past the colour's last unit)
+  int unit(int g, int i) const { return unit_[index(g, i)]; }
+  // what member m's run of colour g took (sweep_ticks), by that member
+  void record(int g, int member, std::uint64_t ticks) { ticks_[std::size_t(member) * std::size_t(stride_) + std::size_t(g)] = ticks; }
+  // after a sweep in which every member recorded every colour
+  void rebalance(const ContactColoring& c) {
+      for (int g = 0; g < colors_; ++g) {
+      double total = 0.0;
+      for (int m = 0; m < members_; ++m) total += double(ticks(g, m));
+      const int k0 = c.unit_start[std::size_t(unit(g, 0))], n = c.unit_start[std::size_t(unit(g, members_))] - k0;
+      if (!(total > 0.0) || n <= 0) continue;
+      int m = 0;
+      double below = 0.0;  // the time of the runs before run m
+      for (int i = 1; i < members_; ++i) {
+        const double target = total * i / members_;
+        while (m < members_ - 1 && below + double(ticks(g, m)) < target) below += double(ticks(g, m++));
+        const double t = double(ticks(g, m));
+        const int lo = c.unit_start[std::size_t(unit(g, m))], hi = c.unit_start[std::size_t(unit(g, m + 1))];
+        const double x = t > 0.0 ? lo + std::min(1.0, (target - below) / t) * (hi - lo) : lo;
+        double& f = fraction_[index(g, i)];
+        f = 0.5 * f + 0.5 * (x - k0) / n;
+      }
+    }
+    place(c);
+  }
+
+ private:
+  // each cut at the first unit at or after its fraction of the colour's contacts
+  void place(const ContactColoring& c) {
+    for (int g = 0; g < colors_; ++g) {
+      const int u0 = c.color_start[std::size_t(g)], u1 = c.color_start[std::size_t(g) + 1];
+      const int k0 = c.unit_start[std::size_t(u0)], k1 = c.unit_start[std::size_t(u1)];
+      for (int i = 0; i <= members_; ++i) {
+        const int target = k0 + int(std::lround(fraction_[index(g, i)] * (k1 - k0)));
+        unit_[index(g, i)] = i == 0 ? u0 : i == members_ ? u1 : int(std::lower_bound(c.unit_start.begin() + u0, c.unit_start.begin() + u1, target) - c.unit_start.begin());
+      }
+    }
+  }
+  std::size_t index(int g, int i) const { return std::size_t(g) * std::size_t(members_ + 1) + std::size_t(i); }
+  std::uint64_t ticks(int g, int m) const { return ticks_[std::size_t(m) * std::size_t(stride_) + std::size_t(g)]; }
+  int colors_ = -1, units_ = -1, members_ = 0, stride_ = 0;
+  std::vector<double> fraction_;  // per colour: members + 1 cuts, as fractions of its contacts
+  std::vector<int> unit_;         // the same cuts as unit indices
+  std::vector<std::uint64_t> ticks_;
+};
+
+// A cheap clock for ColorSchedule: the time-stamp counter where there is one.
+inline std::uint64_t sweep_ticks() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __rdtsc();
+#else
+  return std::uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+#endif
+}
+
 class SweepTeam {
  public:
   // threads: members including the caller (< 2: run() does all in the caller, no helper starts)
@@ -69,6 +155,8 @@ class SweepTeam {
   SweepTeam& operator=(const SweepTeam&) = delete;
 
   int size() const { return threads_; }
+  // the cuts of this team's coloured sweeps
+  ColorSchedule& schedule() { return schedule_; }
 
   // Sends the helpers home (they stop spinning); run() then works in the caller alone.
   void finish() {
@@ -255,6 +343,7 @@ class SweepTeam {
   std::vector<Padded<std::atomic<std::uint32_t>>> arrived_ = std::vector<Padded<std::atomic<std::uint32_t>>>(std::size_t(threads_));
   std::vector<Padded<std::atomic<bool>>> present_ = std::vector<Padded<std::atomic<bool>>>(std::size_t(threads_));
   tbb::task_group helpers_;
+  ColorSchedule schedule_;
 };
 
 // One Gauss-Seidel sweep colour by colour (contact_coloring.h), the overflow group last in the
@@ -262,12 +351,15 @@ class SweepTeam {
 // running maxima in registers and merges them once (kept in the member's slot for every contact,
 // they cost the sphere pile a store and a reload per row on the maxima's dependency chain).
 // Once every helper has started, the colours are the phases of one run_phases() stage: member m
-// sweeps the m-th of `members` runs of whole units of each colour, cut at equal contact counts,
-// so each member sweeps the same part of every colour (contact index order follows the bodies:
+// sweeps the m-th of `members` runs of whole units of each colour, cut at equal contact counts
+// and then where the team's ColorSchedule moves the cuts to balance the measured times,
+// so each member sweeps about the same part of every colour (contact index order follows the bodies:
 // the caller keeps the low bodies, the helper the high ones, and their velocities stay in each
 // core's cache). Before that (a helper still starting) the caller sweeps the colours alone.
+// `balance`: whether the sweep's times move the cuts (a pass of another cost per contact than the
+// solve's sweeps, colored_reset, leaves them alone).
 template <class Op, class Visit>
-void colored_sweep(SweepTeam& team, const ContactColoring& c, const Op& op, Visit&& visit) {
+void colored_sweep(SweepTeam& team, const ContactColoring& c, const Op& op, Visit&& visit, bool balance = true) {
   const auto units = [&](int u0, int u1, int member) {
     if (u1 <= u0) return;
     // the run's bodies' velocity lines, for writing (those the other core wrote in the previous
@@ -275,21 +367,42 @@ void colored_sweep(SweepTeam& team, const ContactColoring& c, const Op& op, Visi
     for (int u = u0; u < u1; ++u) op.prefetch(c.order[std::size_t(c.unit_start[std::size_t(u)])]);
     visit(c.unit_start[std::size_t(u0)], c.unit_start[std::size_t(u1)], member);
   };
-  // member's run of colour g: whole units, cut at equal contact counts
-  auto share = [&](int g, int member, int members) {
-    const int u0 = c.color_start[std::size_t(g)], u1 = c.color_start[std::size_t(g) + 1];
-    const std::int64_t k0 = c.unit_start[std::size_t(u0)], k1 = c.unit_start[std::size_t(u1)];
-    const auto cut = [&](int i) {  // the first unit at or after contact k0 + (k1 - k0) * i / members
-      if (i <= 0) return u0;
-      if (i >= members) return u1;
-      const int target = int(k0 + (k1 - k0) * i / members);
-      return int(std::lower_bound(c.unit_start.begin() + u0, c.unit_start.begin() + u1, target) - c.unit_start.begin());
-    };
-    units(cut(member), cut(member + 1), member);
+  // member's run of colour g: whole units, cut where the schedule puts them
+  ColorSchedule& schedule = team.schedule();
+  schedule.prepare(c, team.size());
+  auto share = [&](int g, int member, int) {
+    const std::uint64_t t0 = sweep_ticks();
+    units(schedule.unit(g, member), schedule.unit(g, member + 1), member);
+    schedule.record(g, member, sweep_ticks() - t0);
   };
-  if (!team.run_phases(c.colors(), share))
+  if (team.run_phases(c.colors(), share)) {
+    if (balance) schedule.rebalance(c);
+  } else {
     for (int g = 0; g < c.colors(); ++g) units(c.color_start[std::size_t(g)], c.color_start[std::size_t(g) + 1], 0);
+  }
   units(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1], 0);
+}
+
+// op.reset(lambda) (w = M^-1 J^T lambda, seed 000 eq. 26) for a coloured solve, on the team: w
+// from zero, then each contact's impulse added with applied(), colour by colour, so that every
+// body sums its terms in the colour order on any thread count (op.reset sums them in index order,
+// in the caller alone). PROX's divergence test rolls a rejected sweep back with a reset; on
+// spheres.json's large island that was 9% of the sweeps, each reset 122-129 us in the caller
+// whether the solve had one thread or two (issue 12, ninth session). An operator with joint rows
+// resets as before: the joints are not coloured.
+template <class Op>
+void colored_reset(SweepTeam& team, const ContactColoring& c, Op& op, const std::vector<Vec4>& lambda) {
+  if (op.joint_rows() > 0) {
+    op.reset(lambda);
+    return;
+  }
+  op.clear();
+  colored_sweep(team, c, op, [&](int first, int end, int) {
+    for (int e = first; e < end; ++e) {
+      const auto k = std::size_t(c.order[std::size_t(e)]);
+      if (lambda[k] != Vec4::Zero()) op.applied(int(k), lambda[k]);
+    }
+  }, false);
 }
 
 // f(k) for the contacts c.order[first .. end) of one run of colored_sweep, on problems beyond a

@@ -6,10 +6,14 @@
 #include <coulomb/rigid_bodies.h>
 #include <coulomb/solver.h>
 #include <coulomb/islands.h>
+#include "../../solvers/src/sweep_team.h"
 #include <gtest/gtest.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <chrono>
 #include <random>
+#include <thread>
 
 using namespace coulomb;
 
@@ -202,4 +206,89 @@ TEST(IslandScratch, SameImpulsesAsFreshSubProblems) {
   const std::vector<Vec4> again = island_solve(p, &scratch);
   EXPECT_EQ(kept, fresh);
   EXPECT_EQ(again, fresh);
+}
+
+namespace {
+
+ContactSolution solve_with(const SolveFn fn, const ContactProblem& p, const SolverOptions& opt, const Islands* isl) {
+  ContactSolution sol;
+  sol.lambda.assign(std::size_t(p.num_contacts()), Vec4::Zero());
+  if (isl) solve_islands(fn, p, *isl, opt, sol);
+  else fn(p, opt, sol);
+  return sol;
+}
+
+Islands islands_of(const ContactProblem& p) {
+  Islands isl;
+  std::vector<std::uint8_t> fixed(std::size_t(p.num_bodies()), 0);
+  fixed[0] = 1;
+  build_islands(p.num_bodies(), fixed, p.body_a, p.body_b, isl);
+  return isl;
+}
+
+}  // namespace
+
+// With graph colouring, an island holding at least 15/16 of the contacts takes the small ones
+// along: the problem is solved whole (island_solve.cpp), bit for bit as the solver alone solves it,
+// on 1 and 2 threads alike. Below that share the islands are split as before: the small islands
+// stop at their own convergence, the whole problem would sweep them as long as the large one.
+TEST(IslandSolve, ColouringSolvesAProblemWithOneDominantIslandWhole) {
+  SolverOptions opt;
+  opt.max_iterations = 40;
+  opt.graph_coloring = true;
+  const SolveFn prox_gs = find_solver("prox-gs")->solve;
+  const ContactProblem dominant = ball_stacks({30, 1});  // 30 of 31 contacts in one island: >= 15/16
+  const Islands isl = islands_of(dominant);
+  ASSERT_EQ(isl.count(), 2);
+  const ContactSolution whole = solve_with(prox_gs, dominant, opt, nullptr);
+  EXPECT_GT(whole.lambda[0][0], 0.0);
+  EXPECT_EQ(solve_with(prox_gs, dominant, opt, &isl).lambda, whole.lambda);
+  opt.threads = 2;
+  tbb::task_arena two(2);
+  two.execute([&] { EXPECT_EQ(solve_with(prox_gs, dominant, opt, &isl).lambda, whole.lambda); });
+
+  // 6 of 12 contacts: split, and each island solved as the solver solves it alone
+  opt.threads = 1;
+  const ContactProblem split = ball_stacks({6, 2, 1, 3});
+  const Islands parts = islands_of(split);
+  ASSERT_EQ(parts.count(), 4);
+  const ContactSolution by_island = solve_with(prox_gs, split, opt, &parts);
+  const ContactProblem first = ball_stacks({6});
+  const ContactSolution alone = solve_with(prox_gs, first, opt, nullptr);
+  for (int k = 0; k < 6; ++k) EXPECT_EQ(by_island.lambda[std::size_t(k)], alone.lambda[std::size_t(k)]) << k;
+}
+
+// colored_reset (sweep_team.h): w = M^-1 J^T lambda summed colour by colour, the reset of a
+// coloured solve. It gives op.reset's velocities up to rounding, and the same bits on 1 and 2
+// threads (each body sums its terms in the colour order).
+TEST(ColoredReset, SameVelocitiesAsTheResetOnAnyThreadCount) {
+  const ContactProblem p = ball_stacks({5, 3, 4, 7});
+  ContactColoring c;
+  color_contacts(p, c);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> d(0.0, 2.0);
+  std::vector<Vec4> lambda(std::size_t(p.num_contacts()));
+  for (Vec4& l : lambda) l << d(rng), d(rng) - 1.0, d(rng) - 1.0, 0.0;
+  lambda[3].setZero();  // a contact without impulse adds nothing
+  MatrixFreeOperator reference(p);
+  reference.reset(lambda);
+  std::vector<Vec4> v_ref(lambda.size()), v1(lambda.size()), v2(lambda.size());
+  for (int k = 0; k < p.num_contacts(); ++k) v_ref[std::size_t(k)] = reference.velocity(k, lambda);
+  const auto colored = [&](int threads, std::vector<Vec4>& v) {
+    MatrixFreeOperator op(p);
+    op.reset(std::vector<Vec4>(lambda.size(), Vec4::Constant(5.0)));  // stale w: the reset must clear it
+    detail::SweepTeam team(threads);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (threads > 1 && !team.assembled() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    detail::colored_reset(team, c, op, lambda);
+    team.finish();
+    for (int k = 0; k < p.num_contacts(); ++k) v[std::size_t(k)] = op.velocity(k, lambda);
+  };
+  colored(1, v1);
+  tbb::task_arena two(2);
+  two.execute([&] { colored(2, v2); });
+  for (std::size_t k = 0; k < lambda.size(); ++k) {
+    EXPECT_EQ(v1[k], v2[k]) << k;
+    EXPECT_LT((v1[k] - v_ref[k]).cwiseAbs().maxCoeff(), 1e-12 * (1.0 + v_ref[k].cwiseAbs().maxCoeff())) << k;
+  }
 }

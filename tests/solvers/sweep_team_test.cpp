@@ -118,5 +118,43 @@ TEST(SweepTeam, PhasesAreNotSharedWithHelpersThatNeverStart) {
   });
 }
 
+// ColorSchedule (sweep_team.h) moves each colour's cuts toward equal times: with the first 50 of
+// 100 one-contact units three times as costly as the rest, two members' cut settles where each
+// run costs the same (unit 33 of 100), three members' cuts where each costs a third; every cut
+// stays inside its colour, and the colours are balanced each on its own.
+TEST(ColorSchedule, CutsSettleWhereTheMembersTimesAreEqual) {
+  ContactColoring c;
+  for (int k = 0; k < 200; ++k) c.order.push_back(k);
+  for (int u = 0; u <= 200; ++u) c.unit_start.push_back(u);
+  c.color_start = {0, 100, 200, 200};  // two colours of 100 units, no overflow
+  const auto cost = [](int g, int u) { return g == 0 && u < 50 ? 3.0 : 1.0; };  // colour 1: uniform
+  for (const int members : {2, 3}) {
+    detail::ColorSchedule s;
+    s.prepare(c, members);
+    for (int g = 0; g < 2; ++g)
+      for (int m = 0; m <= members; ++m) EXPECT_EQ(s.unit(g, m), 100 * g + (100 * m + members / 2) / members) << members;
+    for (int sweep = 0; sweep < 30; ++sweep) {
+      for (int g = 0; g < 2; ++g)
+        for (int m = 0; m < members; ++m) {
+          double t = 0.0;
+          for (int u = s.unit(g, m); u < s.unit(g, m + 1); ++u) t += cost(g, u - 100 * g);
+          s.record(g, m, std::uint64_t(1000.0 * t));
+        }
+      s.rebalance(c);
+    }
+    // colour 0 costs 3 u up to unit 50, then 150 + (u - 50): a half (100) at u = 33.3, thirds
+    // (66.7 and 133.3) at u = 22.2 and 44.4
+    if (members == 2) EXPECT_NEAR(s.unit(0, 1), 33, 1);
+    if (members == 3) {
+      EXPECT_NEAR(s.unit(0, 1), 22, 1);
+      EXPECT_NEAR(s.unit(0, 2), 44, 1);
+    }
+    for (int m = 0; m < members; ++m) EXPECT_LE(s.unit(0, m), s.unit(0, m + 1));
+    EXPECT_EQ(s.unit(0, 0), 0);
+    EXPECT_EQ(s.unit(0, members), 100);
+    for (int m = 0; m <= members; ++m) EXPECT_NEAR(s.unit(1, m), 100 + 100.0 * m / members, 1) << members;
+  }
+}
+
 }  // namespace
 }  // namespace coulomb

@@ -58,6 +58,12 @@ class MatrixFreeOperator {
     w_.resize(response_.size());
     for (std::size_t i = 0; i < response_.size(); ++i) w_[i].v = response_[i];
   }
+  // w = 0 for every body: the start of a reset done contact by contact with applied()
+  // (colored_reset in solvers/src/sweep_team.h)
+  void clear() {
+    w_.resize(std::size_t(p_.num_bodies()));
+    for (BodyVelocity& b : w_) b.v.setZero();
+  }
   int joint_rows() const { return joint_lambda_ ? p_.joints.rows() : 0; }
   // The joint rows' impulse scale: max_r |lambda_r| and |b_r| / A_rr (PROX's divergence test
   // compares its first sweep with a multiple of it)
@@ -201,6 +207,7 @@ class AssembledOperator {
     return v;
   }
   void applied(int, const Vec4&) {}  // velocity() reads lambda itself
+  void clear() {}
   void prefetch(int) const {}
   void prefetch_contact(int) const {}
   // FCLib problems are contacts only: there are no joint rows to sweep
