@@ -45,9 +45,15 @@ void color_contacts(const ContactProblem& p, ContactColoring& out) {
   out.order.reserve(std::size_t(nc));
   out.unit_start.assign(1, 0);
   out.unit_start.reserve(std::size_t(nu) + 1);
+  out.unit_bodies.clear();
+  out.unit_bodies.reserve(std::size_t(nu));
+  out.bodies = p.num_bodies();
   for (const int u : unit_order) {
-    for (int k = first[std::size_t(u)]; k < first[std::size_t(u) + 1]; ++k) out.order.push_back(k);
+    const int k0 = first[std::size_t(u)];
+    for (int k = k0; k < first[std::size_t(u) + 1]; ++k) out.order.push_back(k);
     out.unit_start.push_back(int(out.order.size()));
+    const auto a = std::size_t(p.body_a[std::size_t(k0)]), b = std::size_t(p.body_b[std::size_t(k0)]);
+    out.unit_bodies.push_back({p.inv_mass[a] > 0.0 ? int(a) : -1, p.inv_mass[b] > 0.0 ? int(b) : -1});
   }
 }
 

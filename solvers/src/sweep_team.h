@@ -59,15 +59,27 @@ struct alignas(64) Padded {
   T value{};
 };
 
-// Where colored_sweep cuts each colour among the members: member m sweeps units
-// [unit(g, m), unit(g, m + 1)) of colour g. The cuts start at equal contact counts; after each
-// sweep that every member took part in, they go halfway toward the cuts that would have split each
-// colour's measured time equally, the time taken as spread evenly over each run's contacts. A
-// cut changes who sweeps a unit, never what the sweep computes (a colour's units share no moving
-// body), so a solve is the same bit for bit whatever the timings. On spheres.json, whose runs of
-// equal counts differ in cost, the prox-gs:30 2-thread solve went from 6.45-6.50 to 6.14-6.20 ms;
-// on the Wall, where the members' times per colour differ by chance from sweep to sweep rather
-// than by run, it changes nothing (issue 12, ninth session). The caller reads and moves the cuts
+// How colored_sweep shares the colours among the members (issue 12, ninth session). Member m
+// sweeps units [unit(g, m), unit(g, m + 1)) of colour g, cut at equal contact counts to start
+// with. Then one of two ways, chosen once per colouring:
+//  - Self-synced, when fewer than 1/4 of the units are dependent: a unit is dependent when one
+//    of its moving bodies was last written, earlier in the sweep, by another member's run. A
+//    member sweeps its run's other units first and waits only before its dependent ones, for
+//    the other members to finish the colours before (SweepTeam::run_phases, self_synced); the
+//    cuts stay where they are. Each unit still follows every unit of an earlier colour that it
+//    shares a body with, and precedes every later one, as in one thread's colour order: the
+//    body's last writer was the member itself (program order; that member waited before any
+//    dependent unit of its own), or another member, which the wait covers. The Wall (213 units,
+//    25 dependent): each member had waited 1,000-1,300 cycles at each barrier, about 14% of its
+//    7,400 cycles of work per colour; its prox-gs:100 2-thread solve went from 1.95-2.03 to
+//    1.78-1.93 ms.
+//  - Barriers and balanced cuts otherwise (spheres.json: 2,770 of 6,290 units dependent, its
+//    body numbers not following the pile): a barrier after each colour, and after each sweep the
+//    cuts go halfway toward those that would have split each colour's measured time equally, the
+//    time taken as spread evenly over each run's contacts. Its prox-gs:30 2-thread solve went
+//    from 6.45-6.50 to 6.14-6.20 ms; self-synced, it was 5.42-5.56 against 5.10-5.29 ms balanced.
+// Neither changes what a sweep computes (a colour's units share no moving body), so a solve is
+// the same bit for bit on any thread count and whatever the timings. The caller moves the cuts
 // between sweeps; the members only read them, and each writes its own times.
 class ColorSchedule {
  public:
@@ -85,7 +97,15 @@ class ColorSchedule {
     stride_ = (colors_ + 7) / 8 * 8;  // a member's times on cache lines of its own
     ticks_.assign(std::size_t(stride_) * std::size_t(members), 0);
     place(c);
+    mark_dependent(c);
   }
+  // Whether the sweeps wait per unit (self-synced, the cuts fixed) rather than at a barrier
+  // after each colour (the cuts balanced): when fewer than 1/4 of the units are dependent.
+  bool self_synced() const { return self_synced_; }
+  // whether unit u waits for the other members' runs of the colours before its own
+  bool dependent(int u) const { return dependent_[std::size_t(u)] != 0; }
+  // whether member m's run of colour g has a dependent unit
+  bool waits(int g, int m) const { return waits_[index(g, m)] != 0; }
   // the first unit of member i's run of colour g (i = members: one past the colour's last unit)
   int unit(int g, int i) const { return unit_[index(g, i)]; }
   // what member m's run of colour g took (sweep_ticks), by that member
@@ -124,12 +144,36 @@ class ColorSchedule {
       }
     }
   }
+  // A unit is dependent when one of its moving bodies was last written, earlier in the sweep,
+  // by another member's run.
+  void mark_dependent(const ContactColoring& c) {
+    dependent_.assign(std::size_t(units_), 0);
+    waits_.assign(fraction_.size(), 0);
+    std::vector<int> writer(std::size_t(c.bodies), -1);  // the member that last wrote the body
+    int count = 0;
+    for (int g = 0; g < colors_; ++g)
+      for (int m = 0; m < members_; ++m)
+        for (int u = unit(g, m); u < unit(g, m + 1); ++u)
+          for (const int b : c.unit_bodies[std::size_t(u)]) {
+            if (b < 0) continue;
+            int& w = writer[std::size_t(b)];
+            if (w >= 0 && w != m && !dependent_[std::size_t(u)]) {
+              dependent_[std::size_t(u)] = 1;
+              waits_[index(g, m)] = 1;
+              ++count;
+            }
+            w = m;  // a colour's units share no moving body: no other unit of g reads it
+          }
+    self_synced_ = members_ > 1 && 4 * count < units_;
+  }
   std::size_t index(int g, int i) const { return std::size_t(g) * std::size_t(members_ + 1) + std::size_t(i); }
   std::uint64_t ticks(int g, int m) const { return ticks_[std::size_t(m) * std::size_t(stride_) + std::size_t(g)]; }
   int colors_ = -1, units_ = -1, members_ = 0, stride_ = 0;
   std::vector<double> fraction_;  // per colour: members + 1 cuts, as fractions of its contacts
   std::vector<int> unit_;         // the same cuts as unit indices
   std::vector<std::uint64_t> ticks_;
+  std::vector<std::uint8_t> dependent_, waits_;  // per unit; per colour and member
+  bool self_synced_ = false;
 };
 
 // A cheap clock for ColorSchedule: the time-stamp counter where there is one.
@@ -201,19 +245,30 @@ class SweepTeam {
   // member starts phase p + 1 before every member has finished phase p. Returns false without
   // running anything unless every helper has started (assembled()): then the caller does the work
   // itself, and a helper still starting joins a later stage.
+  //
+  // With `self_synced`, there is no barrier between phases, only after the last one: f itself
+  // calls wait_phase(p - 1, member) before the part of phase p that needs what other members
+  // wrote in earlier phases, and goes ahead with the rest.
   template <class F>
-  [[gnu::noinline]] bool run_phases(int phases, F& f) {
+  [[gnu::noinline]] bool run_phases(int phases, F& f, bool self_synced = false) {
     if (phases < 1 || !assembled()) return false;
     phase_base_.store(phase_count_, std::memory_order_relaxed);
-    phases_.store(phases, std::memory_order_relaxed);
+    phases_.store(self_synced ? -phases : phases, std::memory_order_relaxed);
     ctx_.store(&f, std::memory_order_relaxed);
     phase_fn_.store(&trampoline<F>, std::memory_order_relaxed);
     ++stage_;
     claim_.store(pack(stage_, 0, 0) | kPhasedBit, std::memory_order_release);
     stack_gap();
-    run_member_phases(0, phase_count_, phases, &trampoline<F>, &f);
+    run_member_phases(0, phase_count_, self_synced ? -phases : phases, &trampoline<F>, &f);
     phase_count_ += std::uint32_t(phases);
     return true;
+  }
+
+  // In a self-synced run_phases() stage, from its phase function: returns once every other
+  // member has finished phases 0 .. `phase` (at once for phase < 0). The stage's base cannot
+  // change meanwhile: the caller publishes again only after every member's last phase.
+  void wait_phase(int phase, int member) const {
+    if (phase >= 0) wait_for(phase_base_.load(std::memory_order_relaxed) + std::uint32_t(phase) + 1, member);
   }
 
  private:
@@ -246,16 +301,24 @@ class SweepTeam {
   // member's count of phases finished lives on its own cache line; phase p is done by all when
   // every count has reached base + p + 1 (counts only grow: the team's phases are numbered
   // through its life, so no count is ever reset).
+  // `phases` < 0: a self-synced stage of -phases phases, with the barrier after the last only.
   void run_member_phases(int member, std::uint32_t base, int phases, Fn fn, void* ctx) {
+    const bool self_synced = phases < 0;
+    if (self_synced) phases = -phases;
     for (int p = 0; p < phases; ++p) {
       fn(ctx, p, member, threads_);
       const std::uint32_t target = base + std::uint32_t(p) + 1;
       arrived_[std::size_t(member)].value.store(target, std::memory_order_release);
-      for (int m = 0; m < threads_; ++m) {
-        if (m == member) continue;
-        for (unsigned spins = 0; arrived_[std::size_t(m)].value.load(std::memory_order_acquire) < target; ++spins)
-          relax(spins);
-      }
+      if (!self_synced || p == phases - 1) wait_for(target, member);
+    }
+  }
+
+  // until every other member's count of phases finished has reached `target`
+  void wait_for(std::uint32_t target, int member) const {
+    for (int m = 0; m < threads_; ++m) {
+      if (m == member) continue;
+      for (unsigned spins = 0; arrived_[std::size_t(m)].value.load(std::memory_order_acquire) < target; ++spins)
+        relax(spins);
     }
   }
 
@@ -351,11 +414,11 @@ class SweepTeam {
 // running maxima in registers and merges them once (kept in the member's slot for every contact,
 // they cost the sphere pile a store and a reload per row on the maxima's dependency chain).
 // Once every helper has started, the colours are the phases of one run_phases() stage: member m
-// sweeps the m-th of `members` runs of whole units of each colour, cut at equal contact counts
-// and then where the team's ColorSchedule moves the cuts to balance the measured times,
-// so each member sweeps about the same part of every colour (contact index order follows the bodies:
-// the caller keeps the low bodies, the helper the high ones, and their velocities stay in each
-// core's cache). Before that (a helper still starting) the caller sweeps the colours alone.
+// sweeps the m-th of `members` runs of whole units of each colour, where the team's
+// ColorSchedule cuts them, self-synced or with barriers, so each member sweeps about the same
+// part of every colour (contact index order follows the bodies: the caller keeps the low bodies,
+// the helper the high ones, and their velocities stay in each core's cache). Before that (a
+// helper still starting) the caller sweeps the colours alone.
 // `balance`: whether the sweep's times move the cuts (a pass of another cost per contact than the
 // solve's sweeps, colored_reset, leaves them alone).
 template <class Op, class Visit>
@@ -375,11 +438,33 @@ void colored_sweep(SweepTeam& team, const ContactColoring& c, const Op& op, Visi
     units(schedule.unit(g, member), schedule.unit(g, member + 1), member);
     schedule.record(g, member, sweep_ticks() - t0);
   };
-  if (team.run_phases(c.colors(), share)) {
-    if (balance) schedule.rebalance(c);
-  } else {
+  // self-synced: the units that wait for no one, in stretches of consecutive ones, then, once
+  // the other members have finished the colours before, the others
+  auto synced_share = [&](int g, int member, int) {
+    const int a = schedule.unit(g, member), b = schedule.unit(g, member + 1);
+    if (!schedule.waits(g, member)) {
+      units(a, b, member);
+      return;
+    }
+    for (int u = a; u < b; ++u) op.prefetch(c.order[std::size_t(c.unit_start[std::size_t(u)])]);
+    const auto stretches = [&](bool dependent) {
+      for (int u = a; u < b;) {
+        int e = u;
+        while (e < b && schedule.dependent(e) == dependent) ++e;  // a stretch of the kind asked for
+        if (e > u) visit(c.unit_start[std::size_t(u)], c.unit_start[std::size_t(e)], member);
+        while (e < b && schedule.dependent(e) != dependent) ++e;  // then the other kind, skipped
+        u = e;
+      }
+    };
+    stretches(false);
+    team.wait_phase(g - 1, member);
+    stretches(true);
+  };
+  const bool synced = schedule.self_synced();
+  const bool shared = synced ? team.run_phases(c.colors(), synced_share, true) : team.run_phases(c.colors(), share);
+  if (shared && !synced && balance) schedule.rebalance(c);
+  if (!shared)
     for (int g = 0; g < c.colors(); ++g) units(c.color_start[std::size_t(g)], c.color_start[std::size_t(g) + 1], 0);
-  }
   units(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1], 0);
 }
 

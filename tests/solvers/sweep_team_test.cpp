@@ -127,6 +127,8 @@ TEST(ColorSchedule, CutsSettleWhereTheMembersTimesAreEqual) {
   for (int k = 0; k < 200; ++k) c.order.push_back(k);
   for (int u = 0; u <= 200; ++u) c.unit_start.push_back(u);
   c.color_start = {0, 100, 200, 200};  // two colours of 100 units, no overflow
+  for (int u = 0; u < 200; ++u) c.unit_bodies.push_back({u, -1});  // a body of its own each
+  c.bodies = 200;
   const auto cost = [](int g, int u) { return g == 0 && u < 50 ? 3.0 : 1.0; };  // colour 1: uniform
   for (const int members : {2, 3}) {
     detail::ColorSchedule s;
@@ -154,6 +156,73 @@ TEST(ColorSchedule, CutsSettleWhereTheMembersTimesAreEqual) {
     EXPECT_EQ(s.unit(0, members), 100);
     for (int m = 0; m <= members; ++m) EXPECT_NEAR(s.unit(1, m), 100 + 100.0 * m / members, 1) << members;
   }
+}
+
+// A self-synced run_phases stage (the colours of a self-synced sweep): no barrier between
+// phases, only where a phase calls wait_phase; after the wait every member has finished the
+// phases before, and the stage ends with every phase done by every member.
+TEST(SweepTeam, SelfSyncedPhasesWaitWhereAsked) {
+  for (const int threads : {2, 3}) {
+    tbb::global_control allow(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
+    tbb::task_arena arena(threads);
+    arena.execute([&] {
+      detail::SweepTeam team(threads);
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!team.assembled() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+      ASSERT_TRUE(team.assembled()) << threads << " threads: a helper did not start within 10 s";
+      constexpr int kPhases = 9;
+      std::vector<detail::Padded<std::atomic<int>>> finished(std::size_t(kPhases) * std::size_t(threads));
+      std::atomic<int> early{0};
+      for (int round = 0; round < (threads == 2 ? 200 : 20); ++round) {
+        for (auto& f : finished) f.value.store(0);
+        auto f = [&](int phase, int member, int members) {
+          if ((phase + member) % 2 == 1) {  // every other phase waits, member by member
+            team.wait_phase(phase - 1, member);
+            for (int p = 0; p < phase; ++p)
+              for (int m = 0; m < members; ++m)
+                if (finished[std::size_t(p) * std::size_t(members) + std::size_t(m)].value.load() != 1) ++early;
+          }
+          finished[std::size_t(phase) * std::size_t(members) + std::size_t(member)].value.fetch_add(1);
+        };
+        ASSERT_TRUE(team.run_phases(kPhases, f, true));
+        for (const auto& x : finished) ASSERT_EQ(x.value.load(), 1) << "round " << round;
+      }
+      EXPECT_EQ(early.load(), 0) << threads << " threads: a wait returned before the phases it waited for ended";
+    });
+  }
+}
+
+// The dependent units of ColorSchedule: a unit whose moving body another member's run wrote
+// earlier in the sweep. A chain of bodies 0-1, 2-3 (colour 0) and 1-2, 3-4 (colour 1) on two
+// members: 1-2 is the first member's and body 2 was the second's; 3-4 is the second's, whose
+// body 3 it wrote itself. One of four units is dependent: not fewer than 1/4, so barriers.
+TEST(ColorSchedule, AUnitIsDependentWhenAnotherMemberWroteItsBodyEarlierInTheSweep) {
+  ContactColoring c;
+  c.order = {0, 1, 2, 3};
+  c.unit_start = {0, 1, 2, 3, 4};
+  c.color_start = {0, 2, 4, 4};
+  c.unit_bodies = {{0, 1}, {2, 3}, {1, 2}, {3, 4}};
+  c.bodies = 5;
+  detail::ColorSchedule s;
+  s.prepare(c, 2);
+  ASSERT_EQ(s.unit(0, 1), 1);
+  ASSERT_EQ(s.unit(1, 1), 3);
+  EXPECT_FALSE(s.dependent(0));
+  EXPECT_FALSE(s.dependent(1));
+  EXPECT_TRUE(s.dependent(2));
+  EXPECT_FALSE(s.dependent(3));
+  EXPECT_TRUE(s.waits(1, 0));
+  EXPECT_FALSE(s.waits(1, 1));
+  EXPECT_FALSE(s.self_synced());
+  // a fixed body (-1) is never waited for, and one member never waits
+  c.unit_bodies = {{-1, 1}, {2, 3}, {1, -1}, {3, 4}};
+  detail::ColorSchedule t;
+  t.prepare(c, 2);
+  EXPECT_FALSE(t.dependent(2));
+  EXPECT_TRUE(t.self_synced());
+  detail::ColorSchedule alone;
+  alone.prepare(c, 1);
+  EXPECT_FALSE(alone.self_synced());
 }
 
 }  // namespace

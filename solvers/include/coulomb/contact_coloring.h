@@ -17,6 +17,7 @@
 #include <coulomb/contact_problem.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -29,6 +30,8 @@ struct ContactColoring {
   std::vector<int> unit_start;   // (units + 1) first slot of each unit in `order`
   std::vector<int> color_start;  // (colors + 2) first unit of each colour; the last group
                                  // [color_start[colors], color_start[colors + 1]) is the overflow
+  std::vector<std::array<int, 2>> unit_bodies;  // (units) each unit's moving bodies, -1 for a fixed one
+  int bodies = 0;                                // the problem's body count
   int colors() const { return int(color_start.size()) - 2; }
   int units() const { return int(unit_start.size()) - 1; }
   // how many units hold about `contacts` contacts on average (at least 1): a team block's size
