@@ -70,14 +70,15 @@ struct alignas(64) Padded {
 //    shares a body with, and precedes every later one, as in one thread's colour order: the
 //    body's last writer was the member itself (program order; that member waited before any
 //    dependent unit of its own), or another member, which the wait covers. The Wall (213 units,
-//    25 dependent): each member had waited 1,000-1,300 cycles at each barrier, about 14% of its
-//    7,400 cycles of work per colour; its prox-gs:100 2-thread solve went from 1.95-2.03 to
-//    1.78-1.93 ms.
-//  - Barriers and balanced cuts otherwise (spheres.json: 2,770 of 6,290 units dependent, its
+//    22-24 dependent): each member had waited 1,000-1,300 cycles at each barrier, about 14% of its
+//    7,400 cycles of work per colour; its prox-gs:100 2-thread solve went from 1.95-2.04 to
+//    1.78-1.93 ms (three five-run medians each, the two alternating).
+//  - Barriers and balanced cuts otherwise (spheres.json: about 2,780 of 6,270 units dependent, its
 //    body numbers not following the pile): a barrier after each colour, and after each sweep the
 //    cuts go halfway toward those that would have split each colour's measured time equally, the
 //    time taken as spread evenly over each run's contacts. Its prox-gs:30 2-thread solve went
-//    from 6.45-6.50 to 6.14-6.20 ms; self-synced, it was 5.42-5.56 against 5.10-5.29 ms balanced.
+//    from 6.34-6.69 to 6.17-6.36 ms with the balance (before the changes below); self-synced, it
+//    took 5.42-5.56 against 5.10-5.29 ms balanced (after them; medians as for the Wall).
 // Neither changes what a sweep computes (a colour's units share no moving body), so a solve is
 // the same bit for bit on any thread count and whatever the timings. The caller moves the cuts
 // between sweeps; the members only read them, and each writes its own times.
