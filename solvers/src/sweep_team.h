@@ -77,8 +77,9 @@ struct alignas(64) Padded {
 //    body numbers not following the pile): a barrier after each colour, and after each sweep the
 //    cuts go halfway toward those that would have split each colour's measured time equally, the
 //    time taken as spread evenly over each run's contacts. Its prox-gs:30 2-thread solve went
-//    from 6.34-6.69 to 6.17-6.36 ms with the balance (before the changes below); self-synced, it
-//    took 5.42-5.56 against 5.10-5.29 ms balanced (after them; medians as for the Wall).
+//    from 6.34-6.69 to 6.17-6.36 ms with the balance (before colored_reset and the dominant-island
+//    rule of island_solve.cpp); self-synced, it took 5.42-5.56 against 5.10-5.29 ms balanced (with
+//    them; medians as for the Wall).
 // Neither changes what a sweep computes (a colour's units share no moving body), so a solve is
 // the same bit for bit on any thread count and whatever the timings. The caller moves the cuts
 // between sweeps; the members only read them, and each writes its own times.
