@@ -181,7 +181,11 @@ SweepResult colored_sweep(Op& op, std::vector<Vec4>& lambda, const ContactColori
   acc.assign(std::size_t(team.size()), {});
   detail::colored_sweep(team, c, op, [&](int first, int end, int member) {
     SweepResult s;
-    detail::for_each_in_run(op, c, first, end, [&](int k) { sweep_contact<First, Last, false>(op, lambda, k, step, s); });
+    detail::for_each_in_run(op, c, first, end, [&](int k) { sweep_contact<First, Last, false>(op, lambda, k, step, s); },
+                            [&](int k) {  // the solver's own per-contact data, with the operator's
+                              __builtin_prefetch(&lambda[std::size_t(k)], 1);
+                              __builtin_prefetch(&step[std::size_t(k)]);
+                            });
     SweepResult& m = acc[std::size_t(member)].value;
     m.max_delta = std::max(m.max_delta, s.max_delta);
     m.max_lambda = std::max(m.max_lambda, s.max_lambda);

@@ -375,7 +375,13 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
         member_max.assign(std::size_t(team.size()), {});  // per member: max |d|, max |lambda|
         detail::colored_sweep(team, *coloring, op, [&](int first, int end, int member) {
           double delta = 0.0, largest = 0.0;
-          detail::for_each_in_run(op, *coloring, first, end, [&](int k) { update(k, delta, largest); });
+          detail::for_each_in_run(op, *coloring, first, end, [&](int k) { update(k, delta, largest); }, [&](int k) {
+            const auto i = std::size_t(k);  // the solver's own per-contact data, with the operator's
+            __builtin_prefetch(&lambda[i]);
+            __builtin_prefetch(&next[i], 1);
+            __builtin_prefetch(&R[i]);
+            __builtin_prefetch(reinterpret_cast<const char*>(&R[i]) + sizeof(ContactR) - 1);
+          });
           auto& m = member_max[std::size_t(member)].value;
           m[0] = std::max(m[0], delta);
           m[1] = std::max(m[1], largest);

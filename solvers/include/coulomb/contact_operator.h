@@ -106,8 +106,9 @@ class MatrixFreeOperator {
     (void)k;
 #endif
   }
-  // Asks for contact k's own data (its ContactRows and A_kk) ahead of its visit: a colour lists
-  // its contacts far apart in memory, where the hardware prefetchers do not follow.
+  // Asks for contact k's own data (its ContactRows, A_kk, b, mu and body indices) ahead of its
+  // visit: a colour lists its contacts far apart in memory, where the hardware prefetchers do not
+  // follow.
   [[gnu::always_inline]] void prefetch_contact(int k) const {
     const auto i = std::size_t(k);
     const char* rows = reinterpret_cast<const char*>(&p_.rows[i]);
@@ -115,6 +116,10 @@ class MatrixFreeOperator {
     const char* a = reinterpret_cast<const char*>(&p_.A_diag[i]);
     __builtin_prefetch(a);
     __builtin_prefetch(a + 64);
+    __builtin_prefetch(&p_.b[i]);
+    __builtin_prefetch(&p_.mu[i]);
+    __builtin_prefetch(&p_.body_a[i]);
+    __builtin_prefetch(&p_.body_b[i]);
   }
   // seed 000 eq. 26. A fixed body's w stays zero (its M^-1 J^T is zero) and is not written, so
   // that contacts of one colour (contact_coloring.h) may share it while they run in parallel.
