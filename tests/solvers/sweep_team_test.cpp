@@ -38,6 +38,22 @@ void run_stages(detail::SweepTeam& team, int stages, std::vector<int>& member_it
   for (int m = 0; m < team.size(); ++m) member_items[std::size_t(m)] = per_member[std::size_t(m)].value;
 }
 
+// body(team) on a team of `threads` members in an arena of as many threads, once every helper
+// has started (more threads than this 2-core machine has: TBB must be allowed them, each spins
+// in turn).
+template <class Body>
+void on_assembled_team(int threads, Body&& body) {
+  tbb::global_control allow(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
+  tbb::task_arena arena(threads);
+  arena.execute([&] {
+    detail::SweepTeam team(threads);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!team.assembled() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    ASSERT_TRUE(team.assembled()) << threads << " threads: a helper did not start within 10 s";
+    body(team);
+  });
+}
+
 TEST(SweepTeam, EveryItemOfEveryStageRunsOnceOnAnyThreadCount) {
   for (const int threads : {1, 2, 3, 4}) {
     detail::SweepTeam team(threads);
@@ -73,15 +89,8 @@ TEST(SweepTeam, HelpersThatNeverStartLeaveTheirBlocksToTheCaller) {
 // stages of run() in between still run every item once.
 TEST(SweepTeam, PhasesRunInOrderWithABarrierBetweenThem) {
   for (const int threads : {2, 3}) {
-    // more threads than this 2-core machine has: TBB must be allowed them (each spins in turn)
-    tbb::global_control allow(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
     const int rounds = threads == 2 ? 200 : 20;
-    tbb::task_arena arena(threads);
-    arena.execute([&] {
-      detail::SweepTeam team(threads);
-      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-      while (!team.assembled() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
-      ASSERT_TRUE(team.assembled()) << threads << " threads: a helper did not start within 10 s";
+    on_assembled_team(threads, [&](detail::SweepTeam& team) {
       constexpr int kPhases = 7;
       std::vector<detail::Padded<std::atomic<int>>> finished(std::size_t(kPhases) * std::size_t(threads));
       std::atomic<int> early{0};
@@ -163,13 +172,7 @@ TEST(ColorSchedule, CutsSettleWhereTheMembersTimesAreEqual) {
 // phases before, and the stage ends with every phase done by every member.
 TEST(SweepTeam, SelfSyncedPhasesWaitWhereAsked) {
   for (const int threads : {2, 3}) {
-    tbb::global_control allow(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
-    tbb::task_arena arena(threads);
-    arena.execute([&] {
-      detail::SweepTeam team(threads);
-      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-      while (!team.assembled() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
-      ASSERT_TRUE(team.assembled()) << threads << " threads: a helper did not start within 10 s";
+    on_assembled_team(threads, [&](detail::SweepTeam& team) {
       constexpr int kPhases = 9;
       std::vector<detail::Padded<std::atomic<int>>> finished(std::size_t(kPhases) * std::size_t(threads));
       std::atomic<int> early{0};
