@@ -114,7 +114,7 @@ class ColorSchedule {
   void record(int g, int member, std::uint64_t ticks) { ticks_[std::size_t(member) * std::size_t(stride_) + std::size_t(g)] = ticks; }
   // after a sweep in which every member recorded every colour
   void rebalance(const ContactColoring& c) {
-      for (int g = 0; g < colors_; ++g) {
+    for (int g = 0; g < colors_; ++g) {
       double total = 0.0;
       for (int m = 0; m < members_; ++m) total += double(ticks(g, m));
       const int k0 = c.unit_start[std::size_t(unit(g, 0))], n = c.unit_start[std::size_t(unit(g, members_))] - k0;
@@ -511,10 +511,6 @@ void for_each_in_run(const Op& op, const ContactColoring& c, int first, int end,
     }
     f(c.order[std::size_t(e)]);
   }
-}
-template <class Op, class F>
-void for_each_in_run(const Op& op, const ContactColoring& c, int first, int end, F&& f) {
-  for_each_in_run(op, c, first, end, f, [](int) {});
 }
 
 // f(begin, end, member) over [0, n), items independent of each other: once every helper has
