@@ -16,6 +16,11 @@ SolverOptions parse_pgs_options(const SolverInfo& info, const nlohmann::json& j,
     else return false;
     return true;
   });
+  // the colour order is a permutation of its own: the orderings of seed 001 are not coloured
+  // (a coloured solve with one of them would run sequentially, and its islands be solved whole
+  // for nothing, island_solve.cpp)
+  if (o.graph_coloring && pgs.ordering != PgsOrdering::Default)
+    throw InputError(pointer + "/graph_coloring", "needs \"ordering\": \"default\" (the colour order replaces the ordering)");
   return o;
 }
 

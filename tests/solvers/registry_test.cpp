@@ -178,6 +178,15 @@ TEST(Registry, PgsKeys) {
   EXPECT_EQ(parse_error("pgs", "sor", 2).message(), "expected a relaxation factor in (0, 2)");
   EXPECT_EQ(parse_error("pgs", "cp_axis", {0, 0}).message(), "expected an array of 3 numbers");
   EXPECT_EQ(parse_error("pgs", "cp_axis", {0, 0, 0}).message(), "expected a non-zero direction");
+  // graph colouring is an order of its own: with another ordering it is an error, not ignored
+  EXPECT_TRUE(parse("pgs", {{"graph_coloring", true}, {"ordering", "default"}}).graph_coloring);
+  try {
+    parse("pgs", {{"graph_coloring", true}, {"ordering", "gsp"}});
+    ADD_FAILURE() << "graph_coloring with ordering gsp accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.pointer(), "/solver/graph_coloring");
+    EXPECT_NE(e.message().find("\"ordering\": \"default\""), std::string::npos) << e.message();
+  }
 }
 
 TEST(Registry, ProxRFactorTakesTheStrategysDefaults) {
