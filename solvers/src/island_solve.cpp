@@ -61,11 +61,11 @@ SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Is
   // island and the whole problem's merit once more: its prox-gs:30 solves took 0.87 ms a step
   // longer on 2 threads (6.04 against 5.17 ms, median; the same iterations, divergences and
   // median merit), 1.0-1.4 ms on 1 (issue 12, ninth session).
-  if (opt.graph_coloring) {
-    int largest = 0;
-    for (int isl = 0; isl < ni; ++isl) largest = std::max(largest, islands.contact_count(isl));
-    if (16 * std::int64_t(largest) >= 15 * std::int64_t(nc)) return solve(problem, opt, solution);
-  }
+  int largest = 0;  // the island with the most contacts (ties: the later one)
+  for (int isl = 1; isl < ni; ++isl)
+    if (islands.contact_count(isl) >= islands.contact_count(largest)) largest = isl;
+  const std::int64_t largest_count = islands.contact_count(largest);
+  if (opt.graph_coloring && 16 * largest_count >= 15 * std::int64_t(nc)) return solve(problem, opt, solution);
 
   const auto t0 = std::chrono::steady_clock::now();
   // the large islands (at most 8) get a kept sub-problem each; the others a fresh one
@@ -85,9 +85,7 @@ SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Is
   // helpers find the workers free: inside the parallel loop a worker that took it could find no
   // second thread for them, and the solve would run alone (measured: 2.5 against 1.8 ms loops).
   // Other solvers keep it in the loop, beside the small islands.
-  int large = -1;
-  for (int isl = 0; isl < ni && opt.threads > 1; ++isl)
-    if (2 * islands.contact_count(isl) >= nc) large = isl;
+  const int large = opt.threads > 1 && 2 * largest_count >= nc ? largest : -1;
   const bool large_last = large >= 0 && opt.graph_coloring;
   const auto solve_island = [&](int isl) {
     const auto i = std::size_t(isl);

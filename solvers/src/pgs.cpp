@@ -272,10 +272,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
     project_onto_box(op, lambda, begin, end);
     row_steps(op, opt.pgs.sor, step, begin, end);
   });
-  const auto reset = [&] {
-    if (coloring) detail::colored_reset(team, *coloring, op, lambda);
-    else op.reset(lambda);
-  };
+  const auto reset = [&] { detail::colored_reset(team, coloring, op, lambda); };
   reset();
 
   // the permutation Pi of seed 001 section 5, once per solve

@@ -331,10 +331,7 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
   double scale = op.joint_scale();
   for (const auto& m : member_max) scale = std::max(scale, m.value[0]);
   double r_scale = 1.0;  // R = r_scale * R0; back-tracking multiplies it by nu
-  const auto reset = [&] {
-    if (coloring) detail::colored_reset(team, *coloring, op, lambda);
-    else op.reset(lambda);
-  };
+  const auto reset = [&] { detail::colored_reset(team, coloring, op, lambda); };
   reset();
 
   std::vector<Vec4> next(static_cast<std::size_t>(nc)), velocity(static_cast<std::size_t>(nc));

@@ -85,10 +85,11 @@ struct alignas(64) Padded {
 // between sweeps; the members only read them, and each writes its own times.
 class ColorSchedule {
  public:
-  // For colouring c on `members` members, before a sweep: equal contact counts for a colouring
-  // or team of another shape than the last one seen.
+  // For colouring c on `members` members, before a sweep: equal contact counts and the
+  // dependent units, the first time this colouring (a team serves one solve, and so one) is seen.
   void prepare(const ContactColoring& c, int members) {
-    if (c.colors() == colors_ && c.units() == units_ && members == members_) return;
+    if (&c == coloring_ && c.units() == units_ && members == members_) return;
+    coloring_ = &c;
     colors_ = c.colors();
     units_ = c.units();
     members_ = members;
@@ -170,6 +171,7 @@ class ColorSchedule {
   }
   std::size_t index(int g, int i) const { return std::size_t(g) * std::size_t(members_ + 1) + std::size_t(i); }
   std::uint64_t ticks(int g, int m) const { return ticks_[std::size_t(m) * std::size_t(stride_) + std::size_t(g)]; }
+  const ContactColoring* coloring_ = nullptr;  // the colouring prepared for
   int colors_ = -1, units_ = -1, members_ = 0, stride_ = 0;
   std::vector<double> fraction_;  // per colour: members + 1 cuts, as fractions of its contacts
   std::vector<int> unit_;         // the same cuts as unit indices
@@ -425,11 +427,14 @@ class SweepTeam {
 // solve's sweeps, colored_reset, leaves them alone).
 template <class Op, class Visit>
 void colored_sweep(SweepTeam& team, const ContactColoring& c, const Op& op, Visit&& visit, bool balance = true) {
+  // the run's bodies' velocity lines, for writing (those the other core wrote in the previous
+  // colour come together rather than one per contact)
+  const auto prefetch_bodies = [&](int u0, int u1) {
+    for (int u = u0; u < u1; ++u) op.prefetch(c.order[std::size_t(c.unit_start[std::size_t(u)])]);
+  };
   const auto units = [&](int u0, int u1, int member) {
     if (u1 <= u0) return;
-    // the run's bodies' velocity lines, for writing (those the other core wrote in the previous
-    // colour come together rather than one per contact)
-    for (int u = u0; u < u1; ++u) op.prefetch(c.order[std::size_t(c.unit_start[std::size_t(u)])]);
+    prefetch_bodies(u0, u1);
     visit(c.unit_start[std::size_t(u0)], c.unit_start[std::size_t(u1)], member);
   };
   // member's run of colour g: whole units, cut where the schedule puts them
@@ -448,7 +453,7 @@ void colored_sweep(SweepTeam& team, const ContactColoring& c, const Op& op, Visi
       units(a, b, member);
       return;
     }
-    for (int u = a; u < b; ++u) op.prefetch(c.order[std::size_t(c.unit_start[std::size_t(u)])]);
+    prefetch_bodies(a, b);
     const auto stretches = [&](bool dependent) {
       for (int u = a; u < b;) {
         int e = u;
@@ -477,16 +482,17 @@ void colored_sweep(SweepTeam& team, const ContactColoring& c, const Op& op, Visi
 // spheres.json's large island that was 9% of the sweeps, each reset 122-129 us in the caller
 // whether the solve had one thread or two (issue 12, ninth session). An operator with joint rows
 // resets as before: the joints are not coloured.
+// Without a colouring (c null), op.reset(lambda): the solve's reset either way.
 template <class Op>
-void colored_reset(SweepTeam& team, const ContactColoring& c, Op& op, const std::vector<Vec4>& lambda) {
-  if (op.joint_rows() > 0) {
+void colored_reset(SweepTeam& team, const ContactColoring* c, Op& op, const std::vector<Vec4>& lambda) {
+  if (!c || op.joint_rows() > 0) {
     op.reset(lambda);
     return;
   }
   op.clear();
-  colored_sweep(team, c, op, [&](int first, int end, int) {
+  colored_sweep(team, *c, op, [&](int first, int end, int) {
     for (int e = first; e < end; ++e) {
-      const auto k = std::size_t(c.order[std::size_t(e)]);
+      const auto k = std::size_t(c->order[std::size_t(e)]);
       if (lambda[k] != Vec4::Zero()) op.applied(int(k), lambda[k]);
     }
   }, false);

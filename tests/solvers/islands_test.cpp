@@ -280,7 +280,7 @@ TEST(ColoredReset, SameVelocitiesAsTheResetOnAnyThreadCount) {
     detail::SweepTeam team(threads);
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (threads > 1 && !team.assembled() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
-    detail::colored_reset(team, c, op, lambda);
+    detail::colored_reset(team, &c, op, lambda);
     team.finish();
     for (int k = 0; k < p.num_contacts(); ++k) v[std::size_t(k)] = op.velocity(k, lambda);
   };
