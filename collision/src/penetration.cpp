@@ -1,6 +1,8 @@
 // Penetration axis and depth for the narrowphase's general convex path (see penetration.h).
 #include "penetration.h"
 
+#include "features.h"
+
 #include <ccd/ccd.h>
 
 #include <algorithm>
@@ -226,6 +228,7 @@ class PolytopeSupport {
 // decreases: the pair is dropped either way).
 // The loop of the test over world axes: a's face normals, b's (pointing from a to b), then the
 // cross products of the edge directions, each measured by overlap(n).
+constexpr double kFacePreference = 5e-3;
 template <class Faces, class Edges, class Overlap>
 Penetration separating_axes(const Faces& faces_a, const Faces& faces_b, const Edges& edges_a, const Edges& edges_b,
                             const Vec3& centres, double scale, double envelope, Overlap&& overlap) {
@@ -236,17 +239,20 @@ Penetration separating_axes(const Faces& faces_a, const Faces& faces_b, const Ed
     if (o + bias < best.depth) best = {n, o};
     return !keep(best.depth, envelope);
   };
+
   for (const Vec3& n : faces_a)
     if (consider(n, 0.0)) return best;
   for (const Vec3& n : faces_b)
     if (consider(n, 0.0)) return best;
+  const Vec3 face = best.n;
   for (const Vec3& e1 : edges_a)
     for (const Vec3& e2 : edges_b) {
       Vec3 n = e1.cross(e2);
       if (n.norm() < 1e-6) continue;  // parallel edges: covered by the face axes
       n.normalize();
       if (n.dot(centres) < 0.0) n = -n;
-      if (consider(n, tol)) return best;
+      const double s = n.cross(face).norm();  // sin of the angle to the best face axis
+      if (consider(n, s <= kFeatureSin ? tol + scale * std::min(2.0 * s, kFacePreference) : tol)) return best;
     }
   return best;
 }

@@ -49,6 +49,24 @@ double sat_depth(const std::vector<Vec3>& va, const std::vector<std::vector<int>
   return best;
 }
 
+// How much deeper than the minimum overlap the deepest point may be: an edge axis within 3 degrees
+// of the best face axis stands for that face's contact unless it overlaps less by more than
+// 5e-3 of the pair's size (the sum of the posed bounding boxes' half diagonals), so that tilted
+// stacked faces keep their face manifold (penetration.cpp, kFacePreference).
+double face_preference(const ShapeLibrary& lib, int a, const Pose& pa, int b, const Pose& pb) {
+  const auto size = [&](int s, const Pose& p) {
+    const Aabb box = lib.aabb(s, p, 0.0);
+    return 0.5 * (box.hi - box.lo).norm();
+  };
+  return 5e-3 * (size(a, pa) + size(b, pb));
+}
+
+// deepest in [oracle, oracle + the face preference], up to round-off
+void expect_depth(double deepest, double oracle, double preference, double eps, int trial) {
+  EXPECT_GE(deepest, oracle - eps) << "trial " << trial;
+  EXPECT_LE(deepest, oracle + preference + eps) << "trial " << trial;
+}
+
 TEST(Narrowphase, HullDepthMatchesTheSeparatingAxisOracle) {
   std::mt19937 rng(21);
   std::normal_distribution<double> g;
@@ -71,7 +89,7 @@ TEST(Narrowphase, HullDepthMatchesTheSeparatingAxisOracle) {
     ASSERT_FALSE(pts.empty());
     double deepest = -1e300;
     for (const ContactPoint& c : pts) deepest = std::max(deepest, c.depth);
-    EXPECT_NEAR(deepest, oracle, 1e-7) << "trial " << trial;
+    expect_depth(deepest, oracle, face_preference(lib, h, pa, b, pb), 1e-7, trial);
   }
   EXPECT_GT(overlapping, 50);
 }
@@ -81,8 +99,8 @@ TEST(Narrowphase, HullDepthMatchesTheSeparatingAxisOracle) {
 // shallow overlaps (up to 2 cm, as contacts are; Bullet's points of a deep random overlap may lie
 // deeper than the minimum overlap), and stacked boxes slightly tilted with gaps and overlaps
 // within the envelope (the Wall's side and speculative pairs, which take the separating-axis
-// path): the deepest point matches the oracle's minimum overlap, and a gap within the envelope
-// keeps its contact.
+// path): the deepest point matches the oracle's minimum overlap (at most the face preference
+// deeper), and a gap within the envelope keeps its contact.
 TEST(Narrowphase, BoxBoxDepthMatchesTheSeparatingAxisOracle) {
   std::mt19937 rng(7);
   std::normal_distribution<double> g;
@@ -114,7 +132,7 @@ TEST(Narrowphase, BoxBoxDepthMatchesTheSeparatingAxisOracle) {
     ++overlapping;
     const auto pts = run(lib, a, pa, b, pb, 0.01);
     ASSERT_FALSE(pts.empty()) << "trial " << trial;
-    EXPECT_NEAR(deepest(pts), depth, 1e-7) << "trial " << trial;
+    expect_depth(deepest(pts), depth, face_preference(lib, a, pa, b, pb), 1e-7, trial);
   }
   EXPECT_GT(overlapping, 100);
   // b stacked on a: gaps from 5 mm apart to 5 mm deep, tilts up to 2 mrad
@@ -127,6 +145,32 @@ TEST(Narrowphase, BoxBoxDepthMatchesTheSeparatingAxisOracle) {
     ASSERT_FALSE(pts.empty()) << "trial " << trial << ", gap " << gap;
     EXPECT_NEAR(deepest(pts), depth, 1e-8) << "trial " << trial << ", gap " << gap;
     for (const ContactPoint& c : pts) EXPECT_GT(c.normal.z(), 0.99) << "trial " << trial;  // from a up to b
+  }
+}
+
+// The Tower's crossed blocks (scenes/tower.json): a block across the end of the one below, so that
+// their 0.2 m square of overlap shares a corner and two sides with both, each tilted by up to 4 mrad,
+// from 1 mm apart to 1 mm deep. Bullet's detector finds fewer than 4 points once the block tilts,
+// and the separating-axis path then found an edge-edge axis a few 1e-5 m shallower than the face
+// axis, whose manifold was a single point: 29-51 of the Tower's 170 pairs held one point each at
+// prox-gs:25, the blocks rocked and the contacts flickered (issue 12). With the face preferred,
+// every pose keeps the face manifold: 4 points, the face's normal, depths within the envelope.
+TEST(Narrowphase, CrossedBlocksWithAlignedCornersKeepTheirFourPoints) {
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  ShapeLibrary lib;
+  const int lower = lib.add(box(Vec3(0.3, 0.1, 0.06))), upper = lib.add(box(Vec3(0.1, 0.3, 0.06)));
+  for (int trial = 0; trial < 400; ++trial) {
+    const double gap = 0.001 * u(rng);
+    const Pose pa = at(Vec3(0.0, -0.2, 0.06), about(Vec3(u(rng), u(rng), 0.1 * u(rng)), 0.004 * u(rng)));
+    const Pose pb = at(Vec3(-0.2 + 1e-4 * u(rng), 1e-4 * u(rng), 0.18 + gap),
+                       about(Vec3(u(rng), u(rng), 0.1 * u(rng)), 0.004 * u(rng)));
+    const auto pts = run(lib, lower, pa, upper, pb, 0.01);
+    ASSERT_EQ(pts.size(), 4u) << "trial " << trial;
+    for (const ContactPoint& c : pts) {
+      EXPECT_GT(c.normal.z(), 1.0 - 1e-5) << "trial " << trial;  // a face normal (each block tilts by at most 4 mrad)
+      EXPECT_LT(std::abs(c.depth), 0.005) << "trial " << trial;
+    }
   }
 }
 
