@@ -47,6 +47,10 @@ COULOMB_BUILD_DIR="$(dirname "$(dirname "$exe")")" python3 "$src/tools/bench/equ
 [ $? -eq 0 ] && ok || { fail "equal_quality exit code"; cat "$tmp/err.txt"; }
 [ "$(grep -c '^| wall | ' "$tmp/eq.md")" -eq 5 ] && ok || fail "equal_quality: expected 5 wall rows"
 grep -q "^- wall: load average" "$tmp/eq.md" && ok || fail "equal_quality: no note for wall"
+# after 5 steps both counts are within Bullet-100's drift (8 mm): the first is the smallest and
+# every count from it on stays within
+grep -q "Bullet-100's (.* m): prox-gs:10 (.*x Bullet-100's CPU time); every count from prox-gs:10 " "$tmp/eq.md" && ok \
+  || fail "equal_quality: the note names neither the smallest count nor the count from which all stay within"
 
 # a bad option and a missing scene exit with code 2 (SCENE_FORMAT.md)
 "$exe" "$src/scenes/sliding_box.json" --steps -1 >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "bad option not exit 2"
