@@ -219,16 +219,26 @@ class PolytopeSupport {
   std::array<Vec3, 8> corner_;
 };
 
+// An edge axis within 3 degrees (kFeatureSin) of the best face axis is that face's contact seen
+// slightly tilted: rotating an axis by an angle with sine s changes the overlap by at most about
+// 2 s times the pair's size, so such an edge axis replaces the face only if it overlaps less by
+// more than min(2 s, kFacePreference) times the size. Stacked faces tilted by a few mrad
+// otherwise lost to an edge axis a few 1e-5 m shallower, whose manifold is a single point (the
+// Tower's crossed blocks, whose overlap shares a corner and two sides with both: 29-51 of 170
+// pairs; issue 12). The face's deepest point may then lie up to that bound below the minimum
+// overlap.
+constexpr double kFacePreference = 5e-3;
+
 // Minimum-overlap axis of two convex polytopes over the face normals of both and the cross
 // products of their edges (Gottschalk 1996; Ericson 2005 s.4.4.1): exact and bounded, where
-// EPA may wander on the exactly aligned faces of a stack. Face axes win ties within `tol`, so
-// stacked faces get their face normal and not an edge axis of equal overlap. A negative depth is
-// the separation along the best axis, exact for face-vertex and edge-edge closest features.
+// EPA may wander on the exactly aligned faces of a stack. Face axes win ties within `tol`, and
+// edge axes near the best face axis must beat it by the preference above, so stacked faces get
+// their face normal. A negative depth is the separation along the best axis, exact for
+// face-vertex and edge-edge closest features.
 // Stops at the first axis that separates them by more than `envelope` (the best depth only
 // decreases: the pair is dropped either way).
 // The loop of the test over world axes: a's face normals, b's (pointing from a to b), then the
 // cross products of the edge directions, each measured by overlap(n).
-constexpr double kFacePreference = 5e-3;
 template <class Faces, class Edges, class Overlap>
 Penetration separating_axes(const Faces& faces_a, const Faces& faces_b, const Edges& edges_a, const Edges& edges_b,
                             const Vec3& centres, double scale, double envelope, Overlap&& overlap) {
@@ -239,7 +249,6 @@ Penetration separating_axes(const Faces& faces_a, const Faces& faces_b, const Ed
     if (o + bias < best.depth) best = {n, o};
     return !keep(best.depth, envelope);
   };
-
   for (const Vec3& n : faces_a)
     if (consider(n, 0.0)) return best;
   for (const Vec3& n : faces_b)
