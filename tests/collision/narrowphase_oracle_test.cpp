@@ -15,6 +15,7 @@ using fixtures::about;
 using fixtures::at;
 using fixtures::box;
 using fixtures::convex;
+using fixtures::face_preference;
 using fixtures::run;
 using fixtures::sphere;
 
@@ -49,19 +50,7 @@ double sat_depth(const std::vector<Vec3>& va, const std::vector<std::vector<int>
   return best;
 }
 
-// How much deeper than the minimum overlap the deepest point may be: an edge axis within 3 degrees
-// of the best face axis stands for that face's contact unless it overlaps less by more than
-// 5e-3 of the pair's size (the sum of the posed bounding boxes' half diagonals), so that tilted
-// stacked faces keep their face manifold (penetration.cpp, kFacePreference).
-double face_preference(const ShapeLibrary& lib, int a, const Pose& pa, int b, const Pose& pb) {
-  const auto size = [&](int s, const Pose& p) {
-    const Aabb box = lib.aabb(s, p, 0.0);
-    return 0.5 * (box.hi - box.lo).norm();
-  };
-  return 5e-3 * (size(a, pa) + size(b, pb));
-}
-
-// deepest in [oracle, oracle + the face preference], up to round-off
+// deepest in [oracle, oracle + the face preference (narrowphase_fixtures.h)], up to round-off
 void expect_depth(double deepest, double oracle, double preference, double eps, int trial) {
   EXPECT_GE(deepest, oracle - eps) << "trial " << trial;
   EXPECT_LE(deepest, oracle + preference + eps) << "trial " << trial;

@@ -10,6 +10,8 @@
 //    looped forever on deep capsule/cylinder pairs), with finite output, and no depth above the
 //    overlap along the line of centres or the world axes (any axis bounds the true depth from above:
 //    a capsule standing on a box got one 2.0 m deep contact, a flipped axis).
+#include "narrowphase_fixtures.h"
+
 #include <coulomb/narrowphase.h>
 #include <gtest/gtest.h>
 
@@ -153,9 +155,15 @@ std::string pair_name(const Pair& p) { return std::string(shape_type_name(p.a)) 
 
 class ConvexPair : public ::testing::TestWithParam<Pair> {};
 
+bool is_polytope_type(ShapeType t) { return t == ShapeType::Box || t == ShapeType::Convex; }
+
 // b rests on a along a random direction, a little rotated (up to 3 degrees), from 5 mm apart (a
 // speculative contact) to 1.5 cm deep: the deepest point's depth is the oracle's within 2 mm (the
-// oracle itself is within about 0.2 mm on the closed-form pairs, exact on polytope pairs)
+// oracle itself is within about 0.2 mm on the closed-form pairs, exact on polytope pairs). Two
+// polytopes take the separating-axis test, which keeps a face axis against an edge axis within 3
+// degrees of it that overlaps less by at most 5e-3 of the pair's size (fixtures::face_preference):
+// their deepest point may lie that much deeper still (a clang -O1 build picked
+// such faces on box-convex and convex-convex poses 2.2 and 3.7 mm deeper than the oracle).
 TEST_P(ConvexPair, RestingAndSlightlyRotatedDepthsMatchTheOracle) {
   const Pair pr = GetParam();
   ShapeLibrary lib;
@@ -182,7 +190,10 @@ TEST_P(ConvexPair, RestingAndSlightlyRotatedDepthsMatchTheOracle) {
     ASSERT_FALSE(out.empty()) << pair_name(pr) << " trial " << trial << " oracle " << expected << " b at "
                               << pb.p.transpose() << " touch " << touch << " pen " << pen;
     const double got = deepest(out);
-    EXPECT_NEAR(got, expected, 2e-3) << pair_name(pr) << " trial " << trial;
+    const bool polytopes = is_polytope_type(pr.a) && is_polytope_type(pr.b);
+    const double preference = polytopes ? fixtures::face_preference(lib, ia, pa, ib, pb) : 0.0;
+    EXPECT_GE(got, expected - 2e-3) << pair_name(pr) << " trial " << trial;
+    EXPECT_LE(got, expected + 2e-3 + preference) << pair_name(pr) << " trial " << trial;
     worst = std::max(worst, std::abs(got - expected));
   }
   std::printf("%s resting: worst |depth - oracle| %.3g m over 40 poses\n", pair_name(pr).c_str(), worst);
