@@ -53,19 +53,21 @@ SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Is
   const int ni = islands.count(), nc = problem.num_contacts();
   // one island with every contact: the island is the problem, solve it as it is
   if (ni <= 1) return solve(problem, opt, solution);
-  // With graph colouring, an island with at least 15/16 of the contacts takes the others along:
-  // the problem is solved whole, coloured as one (the small islands' contacts join the colours),
-  // instead of the large island being copied out and the small ones solved before it. The small
-  // ones then sweep as often as the large one, at most 1/15 more contacts a sweep; the split cost
-  // spheres.json (4,730 of 4,887 contacts in one of 87 islands) the copy, a pass per small
-  // island and the whole problem's merit once more: its prox-gs:30 solves took 0.87 ms a step
-  // longer on 2 threads (6.04 against 5.17 ms, median; the same iterations, divergences and
-  // median merit), 1.0-1.4 ms on 1 (issue 12, ninth session).
+  // An island with at least 15/16 of the contacts takes the others along: the problem is solved
+  // whole (with graph colouring, coloured as one: the small islands' contacts join the colours),
+  // instead of the large island being copied out and the small ones solved beside it. The small
+  // ones then sweep as often as the large one, at most 1/15 more contacts a sweep, and lend the
+  // threads of a split at most 1/16 of the work. The split cost spheres.json (4,730 of 4,887
+  // contacts in one of 87 islands) the copy, a pass per small island and the whole problem's
+  // merit once more: its coloured prox-gs:30 solves took 0.87 ms a step longer on 2 threads (6.04
+  // against 5.17 ms, median), 1.0-1.4 ms on 1 (issue 12, ninth session). Without colouring, the
+  // copy of 15/16 of 93,000 contacts (16,000 boxes in tools/bench/scaling) and its lookups cost
+  // the pile's solve and post-stabilisation 20-26 ms of a 300-315 ms step (eleventh session).
   int largest = 0;  // the island with the most contacts (ties: the later one)
   for (int isl = 1; isl < ni; ++isl)
     if (islands.contact_count(isl) >= islands.contact_count(largest)) largest = isl;
   const std::int64_t largest_count = islands.contact_count(largest);
-  if (opt.graph_coloring && 16 * largest_count >= 15 * std::int64_t(nc)) return solve(problem, opt, solution);
+  if (16 * largest_count >= 15 * std::int64_t(nc)) return solve(problem, opt, solution);
 
   const auto t0 = std::chrono::steady_clock::now();
   // the large islands (at most 8) get a kept sub-problem each; the others a fresh one

@@ -228,34 +228,40 @@ Islands islands_of(const ContactProblem& p) {
 
 }  // namespace
 
-// With graph colouring, an island holding at least 15/16 of the contacts takes the small ones
-// along: the problem is solved whole (island_solve.cpp), bit for bit as the solver alone solves it,
-// on 1 and 2 threads alike. Below that share the islands are split as before: the small islands
-// stop at their own convergence, the whole problem would sweep them as long as the large one.
-TEST(IslandSolve, ColouringSolvesAProblemWithOneDominantIslandWhole) {
-  SolverOptions opt;
-  opt.max_iterations = 40;
-  opt.graph_coloring = true;
-  const SolveFn prox_gs = find_solver("prox-gs")->solve;
-  const ContactProblem dominant = ball_stacks({30, 1});  // 30 of 31 contacts in one island: >= 15/16
-  const Islands isl = islands_of(dominant);
-  ASSERT_EQ(isl.count(), 2);
-  const ContactSolution whole = solve_with(prox_gs, dominant, opt, nullptr);
-  EXPECT_GT(whole.lambda[0][0], 0.0);
-  EXPECT_EQ(solve_with(prox_gs, dominant, opt, &isl).lambda, whole.lambda);
-  opt.threads = 2;
-  tbb::task_arena two(2);
-  two.execute([&] { EXPECT_EQ(solve_with(prox_gs, dominant, opt, &isl).lambda, whole.lambda); });
+// An island holding at least 15/16 of the contacts takes the small ones along: the problem is
+// solved whole (island_solve.cpp), bit for bit as the solver alone solves it, on 1 and 2 threads
+// alike, with graph colouring and without. Below that share the islands are split as before: the
+// small islands stop at their own convergence, the whole problem would sweep them as long as the
+// large one.
+TEST(IslandSolve, AProblemWithOneDominantIslandIsSolvedWhole) {
+  for (const bool coloring : {true, false}) {
+    for (const char* name : {"prox-gs", "pgs"}) {
+      SCOPED_TRACE(std::string(name) + (coloring ? " coloured" : " in index order"));
+      SolverOptions opt;
+      opt.max_iterations = 40;
+      opt.graph_coloring = coloring;
+      const SolveFn solve = find_solver(name)->solve;
+      const ContactProblem dominant = ball_stacks({30, 1});  // 30 of 31 contacts in one island: >= 15/16
+      const Islands isl = islands_of(dominant);
+      ASSERT_EQ(isl.count(), 2);
+      const ContactSolution whole = solve_with(solve, dominant, opt, nullptr);
+      EXPECT_GT(whole.lambda[0][0], 0.0);
+      EXPECT_EQ(solve_with(solve, dominant, opt, &isl).lambda, whole.lambda);
+      opt.threads = 2;
+      tbb::task_arena two(2);
+      two.execute([&] { EXPECT_EQ(solve_with(solve, dominant, opt, &isl).lambda, whole.lambda); });
 
-  // 6 of 12 contacts: split, and each island solved as the solver solves it alone
-  opt.threads = 1;
-  const ContactProblem split = ball_stacks({6, 2, 1, 3});
-  const Islands parts = islands_of(split);
-  ASSERT_EQ(parts.count(), 4);
-  const ContactSolution by_island = solve_with(prox_gs, split, opt, &parts);
-  const ContactProblem first = ball_stacks({6});
-  const ContactSolution alone = solve_with(prox_gs, first, opt, nullptr);
-  for (int k = 0; k < 6; ++k) EXPECT_EQ(by_island.lambda[std::size_t(k)], alone.lambda[std::size_t(k)]) << k;
+      // 6 of 12 contacts: split, and each island solved as the solver solves it alone
+      opt.threads = 1;
+      const ContactProblem split = ball_stacks({6, 2, 1, 3});
+      const Islands parts = islands_of(split);
+      ASSERT_EQ(parts.count(), 4);
+      const ContactSolution by_island = solve_with(solve, split, opt, &parts);
+      const ContactProblem first = ball_stacks({6});
+      const ContactSolution alone = solve_with(solve, first, opt, nullptr);
+      for (int k = 0; k < 6; ++k) EXPECT_EQ(by_island.lambda[std::size_t(k)], alone.lambda[std::size_t(k)]) << k;
+    }
+  }
 }
 
 // colored_reset (sweep_team.h): w = M^-1 J^T lambda summed colour by colour, the reset of a

@@ -36,8 +36,8 @@ struct IslandScratch {
 // divergence_detections summed, merit = the FCLib merit of the whole solution, history = the
 // per-iteration maximum over islands (an island that stopped keeps its last value).
 // `scratch` (optional) keeps the islands with at least 1/8 of the contacts between calls.
-// With opt.graph_coloring, a problem whose largest island holds at least 15/16 of the contacts
-// is solved whole, as one coloured problem (island_solve.cpp says why).
+// A problem whose largest island holds at least 15/16 of the contacts is solved whole, as `solve`
+// alone solves it (with opt.graph_coloring, as one coloured problem; island_solve.cpp says why).
 SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Islands& islands,
                           const SolverOptions& opt, ContactSolution& solution, IslandScratch* scratch = nullptr);
 

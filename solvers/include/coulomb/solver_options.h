@@ -65,8 +65,8 @@ struct CommonSolverOptions {
   // (contact_coloring.h) instead of in index order, each colour in parallel with threads > 1.
   // Same result for every thread count; a different (equally valid) Gauss-Seidel order than
   // the default, so off by default. pgs uses it with the default ordering only (a scene that
-  // asks for both is an input error). With it, solve_islands solves a problem whose largest
-  // island holds at least 15/16 of the contacts whole (island_solve.h).
+  // asks for both is an input error). solve_islands solves a problem whose largest island holds
+  // at least 15/16 of the contacts whole, coloured as one (island_solve.h).
   bool graph_coloring = false;
   // Not a scene key: false skips the FCLib merit of the result (SolverStats::merit stays NaN),
   // for a caller that never reads it (World's post-stabilisation, whose displacement problem's
