@@ -37,6 +37,15 @@ cmp -s "$tmp/out.md" "$tmp/again.md" && ok || fail "--from-json does not print t
 echo '{}' >"$tmp/empty.json"
 python3 "$script" --from-json "$tmp/empty.json" >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "bad --from-json not exit 2"
 
+# --repeat: each configuration keeps its fastest run, and the tables say so
+python3 "$script" --counts 20,40 --steps 4 --window 2 --repeat 2 --json "$tmp/rep.json" >"$tmp/rep.md" 2>"$tmp/err.txt"
+[ $? -eq 0 ] && ok || { fail "--repeat 2 failed"; cat "$tmp/err.txt"; }
+grep -q "; each the fastest of 2 runs" "$tmp/rep.md" && grep -q "each configuration the fastest of 2 processes" "$tmp/rep.md" \
+  && ok || fail "--repeat 2 not stated in the tables"
+[ "$(grep -c "run [12] of 2" "$tmp/err.txt")" -eq 4 ] && ok || fail "--repeat 2 did not run each count twice"
+python3 "$script" --from-json "$tmp/rep.json" | cmp -s - "$tmp/rep.md" && ok || fail "--from-json loses --repeat"
+python3 "$script" --repeat 0 >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "--repeat 0 not exit 2"
+
 python3 "$script" --counts 40,20 >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "unsorted counts not exit 2"
 python3 "$script" --counts 2,x >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "bad counts not exit 2"
 python3 "$script" --steps 5 --window 6 >/dev/null 2>&1; [ $? -eq 2 ] && ok || fail "window > steps not exit 2"
