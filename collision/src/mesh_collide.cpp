@@ -96,6 +96,12 @@ struct PolytopeView {
   Vec3 centre;
   bool two_sided = false;  // nf == 2 and faces[1] == -faces[0]
   double face_lo = 0.0, face_hi = 0.0;  // two_sided: range(faces[0]) of its own vertices
+  // half the diagonal of the vertices' box
+  double half_diagonal() const {
+    Vec3 lo = v[0], hi = v[0];
+    for (int i = 1; i < nv; ++i) lo = lo.cwiseMin(v[i]), hi = hi.cwiseMax(v[i]);
+    return 0.5 * (hi - lo).norm();
+  }
   // min and max of n . v over the vertices, from one dot product per vertex
   void range(const Vec3& n, double& lo, double& hi) const {
     lo = std::numeric_limits<double>::infinity();
@@ -195,11 +201,12 @@ struct MeshScratch {
 
 bool is_polytope(const Shape& s) { return s.type == ShapeType::Box || s.type == ShapeType::Convex; }
 
-// The separating-axis test of penetration.cpp (face axes win ties) on polytopes whose vertices
-// are already in the world: a triangle pair costs 9 edge axes x 6 dot products and 6 for its
-// face axes. Stops at the first axis that separates them by more than `envelope`: the best depth
-// only decreases, so the pair is dropped (keep() is false) either way (the funnel spent 28% of
-// its time here, on triangle pairs whose boxes overlap but that are apart). With a `floor`, it
+// The separating-axis test of penetration.cpp (face axes win ties, edge axes near the best face
+// axis must beat it by the face preference) on polytopes whose vertices are already in the
+// world: a triangle pair costs 9 edge axes x 6 dot products and 6 for its face axes. Stops at
+// the first axis that separates them by more than `envelope`: the best depth only decreases, so
+// the pair is dropped (keep() is false) either way (the funnel spent 28% of its time here, on
+// triangle pairs whose boxes overlap but that are apart). With a `floor`, it
 // also stops once the rank bound min(depth, max_depth) + max_depth is below it: mesh_mesh's
 // shallowest kept pair, which such a pair cannot displace.
 Penetration polytope_sat(const PolytopeView& a, const PolytopeView& b, double scale, double envelope,
@@ -234,6 +241,14 @@ Penetration polytope_sat(const PolytopeView& a, const PolytopeView& b, double sc
   }
   const Vec3 centres = b.centre - a.centre;
   const double tol = 1e-9 * scale;
+  // the face preference (features.h) scaled by this pair's size, not the meshes': the sum of the
+  // polytopes' half box diagonals, computed once an edge axis comes within 3 degrees of the face
+  const Vec3 face = best.n;
+  double pair_size = -1.0;
+  const auto size = [&] {
+    if (pair_size < 0.0) pair_size = a.half_diagonal() + b.half_diagonal();
+    return pair_size;
+  };
   for (int i = 0; i < a.ne; ++i)
     for (int j = 0; j < b.ne; ++j) {
       Vec3 n = a.edges[i].cross(b.edges[j]);
@@ -241,7 +256,7 @@ Penetration polytope_sat(const PolytopeView& a, const PolytopeView& b, double sc
       if (len < 1e-6) continue;
       n /= len;
       if (n.dot(centres) < 0.0) n = -n;
-      if (along(n, tol)) return best;
+      if (along(n, edge_axis_bias(n.cross(face).norm(), tol, size))) return best;
     }
   return best;
 }

@@ -219,20 +219,11 @@ class PolytopeSupport {
   std::array<Vec3, 8> corner_;
 };
 
-// An edge axis within 3 degrees (kFeatureSin) of the best face axis is that face's contact seen
-// slightly tilted: rotating an axis by an angle with sine s changes the overlap by at most about
-// 2 s times the pair's size, so such an edge axis replaces the face only if it overlaps less by
-// more than min(2 s, kFacePreference) times the size. Stacked faces tilted by a few mrad
-// otherwise lost to an edge axis a few 1e-5 m shallower, whose manifold is a single point (the
-// Tower's crossed blocks, whose overlap shares a corner and two sides with both: 29-51 of 170
-// pairs; issue 12). The face's deepest point may then lie up to that bound below the minimum
-// overlap.
-constexpr double kFacePreference = 5e-3;
-
 // Minimum-overlap axis of two convex polytopes over the face normals of both and the cross
 // products of their edges (Gottschalk 1996; Ericson 2005 s.4.4.1): exact and bounded, where
 // EPA may wander on the exactly aligned faces of a stack. Face axes win ties within `tol`, and
-// edge axes near the best face axis must beat it by the preference above, so stacked faces get
+// edge axes near the best face axis must beat it by the face preference (features.h,
+// edge_axis_bias), so stacked faces get
 // their face normal. A negative depth is the separation along the best axis, exact for
 // face-vertex and edge-edge closest features.
 // Stops at the first axis that separates them by more than `envelope` (the best depth only
@@ -261,7 +252,7 @@ Penetration separating_axes(const Faces& faces_a, const Faces& faces_b, const Ed
       n.normalize();
       if (n.dot(centres) < 0.0) n = -n;
       const double s = n.cross(face).norm();  // sin of the angle to the best face axis
-      if (consider(n, s <= kFeatureSin ? tol + scale * std::min(2.0 * s, kFacePreference) : tol)) return best;
+      if (consider(n, edge_axis_bias(s, tol, [scale] { return scale; }))) return best;
     }
   return best;
 }
