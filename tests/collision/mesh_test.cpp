@@ -265,7 +265,7 @@ TEST(MeshContact, MeshOnMeshStack) {
 // The Tower's crossed blocks (narrowphase_oracle_test's CrossedBlocksWithAlignedCornersKeepTheirFourPoints)
 // with the lower block a mesh: each block tilted by up to 4 mrad, their 0.2 m square of overlap
 // sharing a corner and two sides with both. Before the face preference reached the triangles'
-// separating-axis test (mesh_collide.cpp), 285 of these 400 poses got no face manifold: edge axes
+// separating-axis test (mesh_collide.cpp), 261 of these 400 poses got no face manifold: edge axes
 // a few mrad off the face normal, a few 1e-5 m shallower than it, gave edge points. Now each
 // pose has at least 4 points along the face normal. Noticed, not fixed: a triangle of the lower
 // block's side, met edge-on by the upper block's bottom, takes its own normal at 0.2 m deep in
