@@ -370,6 +370,14 @@ void mesh_convex(const ShapeLibrary& lib, const Placed& a, const Placed& b, doub
     } else {
       // the face normal instead: b's feature facing the triangle, clipped to the face's prism
       face_contact(front_face(m, t, a.pose), support_feature(b, -nt, kFeatureCos), env, out);
+      // no deeper than the separating-axis test found (the normal turns, the depth stays, as in
+      // Bullet's btAdjustInternalEdgeContacts): b met edge-on reaches far behind the face's
+      // plane beside the face, and that reach is no overlap
+      for (std::size_t i = first; i < out.size(); ++i)
+        if (out[i].depth > pen.depth) {
+          out[i].point += 0.5 * (out[i].depth - pen.depth) * out[i].normal;
+          out[i].depth = pen.depth;
+        }
     }
     for (std::size_t i = first; i < out.size(); ++i) out[i].feature_a = t;
   }
