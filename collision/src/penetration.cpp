@@ -223,9 +223,8 @@ class PolytopeSupport {
 // products of their edges (Gottschalk 1996; Ericson 2005 s.4.4.1): exact and bounded, where
 // EPA may wander on the exactly aligned faces of a stack. Face axes win ties within `tol`, and
 // edge axes near the best face axis must beat it by the face preference (features.h,
-// edge_axis_bias), so stacked faces get
-// their face normal. A negative depth is the separation along the best axis, exact for
-// face-vertex and edge-edge closest features.
+// edge_axis_bias), so stacked faces get their face normal. A negative depth is the separation
+// along the best axis, exact for face-vertex and edge-edge closest features.
 // Stops at the first axis that separates them by more than `envelope` (the best depth only
 // decreases: the pair is dropped either way).
 // The loop of the test over world axes: a's face normals, b's (pointing from a to b), then the
