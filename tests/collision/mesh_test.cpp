@@ -271,7 +271,10 @@ TEST(MeshContact, MeshOnMeshStack) {
 // - in 180 poses a side triangle, met edge-on by the upper block's bottom through its
 //   diagonal, took its own normal at 0.2 m deep, the upper block's whole reach behind the side's
 //   plane (now the replaced normal keeps the separating-axis depth).
-// Both blocks meshes: no point deeper than the overlap either.
+// Both blocks meshes: 46 poses had fewer than 4 points along the face normal, 8 fewer than 3:
+// mesh_mesh keeps the 32 deepest triangle pairs, and the blocks' flush sides (1e-4 m apart,
+// facing the same way, so they give no point) took the places of the faces' pairs 0.5 mm apart.
+// Such pairs now take no place.
 TEST(MeshContact, CrossedBlocksOnAMeshKeepTheirFaceManifold) {
   std::mt19937 rng(29);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -291,7 +294,12 @@ TEST(MeshContact, CrossedBlocksOnAMeshKeepTheirFaceManifold) {
       EXPECT_GT(c.normal.z(), 1.0 - 1e-5) << "trial " << trial;  // a face normal (each block tilts by at most 4 mrad)
     }
     EXPECT_GE(face, 4) << "trial " << trial;
-    for (const ContactPoint& c : collide(lib, lower, pa, upper_mesh, pb)) EXPECT_LT(c.depth, 0.005) << "mesh-mesh trial " << trial;
+    int mesh_face = 0;
+    for (const ContactPoint& c : collide(lib, lower, pa, upper_mesh, pb)) {
+      EXPECT_LT(std::abs(c.depth), 0.005) << "mesh-mesh trial " << trial;
+      mesh_face += c.normal.z() > 1.0 - 1e-5;
+    }
+    EXPECT_GE(mesh_face, 4) << "mesh-mesh trial " << trial;
   }
 }
 
