@@ -432,6 +432,13 @@ void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env
   // first, so that the heap fills with deep pairs early. The kept set is the deepest
   // kMaxTrianglePairs, ties by walk order, whatever the order of the tests.
   const auto rank = [max_depth](double depth) { return depth > max_depth ? -depth : depth + max_depth; };
+  // the one-sided rule on both triangles: whether pair (i, j)'s own axis stands
+  const auto axis_kept = [&](int i, int j, const Penetration& pen) {
+    return keeps_axis(ma, i, a.pose, pen.n, world_a[std::size_t(i)].faces[0]) &&
+           keeps_axis(mb, j, b.pose, -pen.n, world_b[std::size_t(j)].faces[0]);
+  };
+  // whether triangles i and j face each other (step 2's face normals apply only then)
+  const auto facing = [&](int i, int j) { return -world_a[std::size_t(i)].faces[0].dot(world_b[std::size_t(j)].faces[0]) >= 0.0; };
   const auto deeper = [&](const TrianglePair& x, const TrianglePair& y) {
     const double rx = rank(x.pen.depth), ry = rank(y.pen.depth);
     return rx > ry || (rx == ry && x.order < y.order);
@@ -461,8 +468,7 @@ void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env
     // a pair to which step 2 gives no point takes no place: its axis is not kept and the
     // triangles face the same way (two flush sides of stacked blocks, 1e-4 m apart, took all
     // 32 places from the faces between them; MeshContact test, crossed blocks)
-    const Vec3 &na = world_a[std::size_t(i)].faces[0], &nb = world_b[std::size_t(j)].faces[0];
-    if (-na.dot(nb) < 0.0 && !(keeps_axis(ma, i, a.pose, pen.n, na) && keeps_axis(mb, j, b.pose, -pen.n, nb))) continue;
+    if (!facing(i, j) && !axis_kept(i, j, pen)) continue;
     const TrianglePair p{i, j, e, pen};
     if (kept.size() < cap) {
       kept.push_back(p);
@@ -479,10 +485,10 @@ void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env
     const Vec3 &na = world_a[std::size_t(i)].faces[0], &nb = world_b[std::size_t(j)].faces[0];
     const Placed pa{-1, tri_a.set(ma, i), a.pose}, pb{-1, tri_b.set(mb, j), b.pose};
     const std::size_t first = out.size();
-    if (keeps_axis(ma, i, a.pose, pen.n, na) && keeps_axis(mb, j, b.pose, -pen.n, nb)) {
+    if (axis_kept(i, j, pen)) {
       if (pen.depth > max_depth) continue;
       convex_manifold(pa, pb, pen, env, out);
-    } else if (-na.dot(nb) >= 0.0) {
+    } else if (facing(i, j)) {
       // one of the two face normals instead (the triangles face each other), whichever needs
       // the smaller push: the other triangle clipped to that face's prism
       if (overlap_along(pa, pb, na) <= overlap_along(pa, pb, -nb)) {
