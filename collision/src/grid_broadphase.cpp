@@ -1,12 +1,16 @@
 // Uniform-grid broadphase (see broadphase.h). Layout: a dense grid over the bounds of the
 // small boxes, cell = median largest box extent, grown until the grid has at most a few cells
-// per box; cell_start (ncells + 1) / cell_box (entries) is a counting sort of the (cell, box)
-// entries, filled in box order, so every cell lists its boxes ascending.
+// per box; cell_start (ncells + 1) / entries is a counting sort of the (cell, box) entries,
+// filled in box order, so every cell lists its boxes ascending.
 #include <coulomb/broadphase.h>
+
+#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 namespace coulomb {
 
@@ -15,8 +19,15 @@ namespace {
 constexpr double kMaxCellsPerBox = 64.0;  // a box covering more cells than this is "large"
 constexpr double kCellsPerBox = 4.0;      // grid size budget: ncells <= this * boxes + 64
 constexpr double kMaxLargeFraction = 1.0 / 32.0;  // more large boxes than this: sweep and prune
+constexpr std::size_t kCellsPerChunk = 64;  // cells per task of the pair search
 
 using Cell = std::array<int, 3>;
+
+// a box as binned into a cell: its index and its first cell (see the pair search)
+struct Entry {
+  int box;
+  Cell cell;
+};
 
 }  // namespace
 
@@ -27,22 +38,25 @@ void uniform_grid(const std::vector<Aabb>& boxes, const std::vector<std::uint8_t
   auto finite = [&](int i) { return boxes[std::size_t(i)].lo.allFinite() && boxes[std::size_t(i)].hi.allFinite() &&
                                     (boxes[std::size_t(i)].lo.array() <= boxes[std::size_t(i)].hi.array()).all(); };
 
-  // cell size: median of the largest extent of the finite boxes
+  // cell size per axis: the median extent of the finite boxes along it (falling bodies' boxes,
+  // grown by their travel, are tall: a cube cell of their height held many columns side by side)
   std::vector<double> extent;
   extent.reserve(std::size_t(n));
-  for (int i = 0; i < n; ++i)
-    if (finite(i)) extent.push_back((boxes[std::size_t(i)].hi - boxes[std::size_t(i)].lo).maxCoeff());
-  double cell = 1.0;
-  if (!extent.empty()) {
+  Vec3 cell = Vec3::Ones();
+  for (int a = 0; a < 3; ++a) {
+    extent.clear();
+    for (int i = 0; i < n; ++i)
+      if (finite(i)) extent.push_back(boxes[std::size_t(i)].hi[a] - boxes[std::size_t(i)].lo[a]);
+    if (extent.empty()) continue;
     std::nth_element(extent.begin(), extent.begin() + std::ptrdiff_t(extent.size() / 2), extent.end());
-    cell = std::max(extent[extent.size() / 2], 1e-9);
+    cell[a] = std::max(extent[extent.size() / 2], 1e-9);
   }
   // large boxes: infinite, empty, or covering more than kMaxCellsPerBox cells
   std::vector<int> small, large;
   for (int i = 0; i < n; ++i) {
     bool is_large = !finite(i);
     if (!is_large) {
-      const Vec3 span = (boxes[std::size_t(i)].hi - boxes[std::size_t(i)].lo) / cell;
+      const Vec3 span = (boxes[std::size_t(i)].hi - boxes[std::size_t(i)].lo).cwiseQuotient(cell);
       is_large = (span.array() + 1.0).prod() > kMaxCellsPerBox;
     }
     (is_large ? large : small).push_back(i);
@@ -65,7 +79,7 @@ void uniform_grid(const std::vector<Aabb>& boxes, const std::vector<std::uint8_t
   const double budget = kCellsPerBox * double(small.size()) + 64.0;
   bool fits = small.empty();
   for (int tries = 0; !fits && tries < 4096; ++tries, cell *= 1.5) {
-    const Vec3 d = ((top - origin) / cell).array().floor() + 1.0;
+    const Vec3 d = (top - origin).cwiseQuotient(cell).array().floor() + 1.0;
     if (d.prod() <= budget) {
       dim = {int(d[0]), int(d[1]), int(d[2])};
       fits = true;
@@ -79,7 +93,7 @@ void uniform_grid(const std::vector<Aabb>& boxes, const std::vector<std::uint8_t
   }
   const auto to_cell = [&](const Vec3& p) {
     Cell c;
-    for (int a = 0; a < 3; ++a) c[std::size_t(a)] = std::clamp(int(std::floor((p[a] - origin[a]) / cell)), 0, dim[std::size_t(a)] - 1);
+    for (int a = 0; a < 3; ++a) c[std::size_t(a)] = std::clamp(int(std::floor((p[a] - origin[a]) / cell[a])), 0, dim[std::size_t(a)] - 1);
     return c;
   };
   const auto index = [&](const Cell& c) { return (c[2] * dim[1] + c[1]) * dim[0] + c[0]; };
@@ -97,40 +111,80 @@ void uniform_grid(const std::vector<Aabb>& boxes, const std::vector<std::uint8_t
         for (int x = l[0]; x <= h[0]; ++x) ++cell_start[std::size_t(index({x, y, z})) + 1];
   }
   for (std::size_t c = 0; c < ncells; ++c) cell_start[c + 1] += cell_start[c];
-  std::vector<int> cell_box(static_cast<std::size_t>(cell_start[ncells]));
+  // Each entry carries its box's first cell, read by every candidate pair (the funnel's falling
+  // bodies: about six candidates per pair).
+  std::vector<Entry> entries(static_cast<std::size_t>(cell_start[ncells]));
   std::vector<int> fill(cell_start.begin(), cell_start.end() - 1);
   for (int i : small) {
-    const Cell &l = lo_cell[std::size_t(i)], &h = hi_cell[std::size_t(i)];
+    const auto u = std::size_t(i);
+    const Cell &l = lo_cell[u], &h = hi_cell[u];
+    const Entry e{i, l};
     for (int z = l[2]; z <= h[2]; ++z)
       for (int y = l[1]; y <= h[1]; ++y)
-        for (int x = l[0]; x <= h[0]; ++x) cell_box[std::size_t(fill[std::size_t(index({x, y, z}))]++)] = i;
+        for (int x = l[0]; x <= h[0]; ++x) entries[std::size_t(fill[std::size_t(index({x, y, z}))]++)] = e;
   }
 
-  // pairs within each cell, each reported from the first cell both boxes cover
-  for (std::size_t c = 0; c < ncells; ++c) {
-    for (int p = cell_start[c]; p < cell_start[c + 1]; ++p) {
-      const int i = cell_box[std::size_t(p)];
-      for (int q = p + 1; q < cell_start[c + 1]; ++q) {
-        const int j = cell_box[std::size_t(q)];
-        if (is_static[std::size_t(i)] && is_static[std::size_t(j)]) continue;
-        const Cell &li = lo_cell[std::size_t(i)], &lj = lo_cell[std::size_t(j)];
-        const Cell first{std::max(li[0], lj[0]), std::max(li[1], lj[1]), std::max(li[2], lj[2])};
-        if (std::size_t(index(first)) != c) continue;
-        if (boxes[std::size_t(i)].overlaps(boxes[std::size_t(j)])) pairs.emplace_back(i, j);
+  // Pairs within each cell, each reported from the first cell both boxes cover (no duplicates,
+  // no hash set), in parallel over fixed ranges of cells; then the large boxes against every box
+  // (a pair of two large boxes once, from its smaller index). The lists are concatenated in range
+  // order and sorted by a counting sort on the first index, each first index's few partners by
+  // insertion: the result does not depend on the thread count.
+  std::vector<std::vector<std::pair<int, int>>> found((ncells + kCellsPerChunk - 1) / kCellsPerChunk + 1);
+  tbb::parallel_for(std::size_t(0), found.size() - 1, [&](std::size_t chunk) {
+    std::vector<std::pair<int, int>>& out = found[chunk];
+    const std::size_t end = std::min(ncells, (chunk + 1) * kCellsPerChunk);
+    for (std::size_t c = chunk * kCellsPerChunk; c < end; ++c) {
+      const Entry* first = entries.data() + cell_start[c];
+      const Entry* last = entries.data() + cell_start[c + 1];
+      const int x = int(c % std::size_t(dim[0])), y = int(c / std::size_t(dim[0]) % std::size_t(dim[1]));
+      const int z = int(c / (std::size_t(dim[0]) * std::size_t(dim[1])));
+      for (const Entry* p = first; p != last; ++p) {
+        const Aabb& bi = boxes[std::size_t(p->box)];
+        const int si = is_static[std::size_t(p->box)] != 0;
+        // branch-free: whether a pair is reported here is a coin flip per candidate
+        std::size_t k = out.size();
+        out.resize(k + std::size_t(last - p - 1));
+        for (const Entry* e = p + 1; e != last; ++e) {
+          const Aabb& bj = boxes[std::size_t(e->box)];
+          const int here = int(x == std::max(p->cell[0], e->cell[0])) & int(y == std::max(p->cell[1], e->cell[1])) &
+                           int(z == std::max(p->cell[2], e->cell[2]));
+          const int overlap = int(bi.lo[0] <= bj.hi[0]) & int(bi.lo[1] <= bj.hi[1]) & int(bi.lo[2] <= bj.hi[2]) &
+                              int(bj.lo[0] <= bi.hi[0]) & int(bj.lo[1] <= bi.hi[1]) & int(bj.lo[2] <= bi.hi[2]);
+          out[k] = {p->box, e->box};  // ascending within a cell
+          k += std::size_t(here & overlap & ~(si & int(is_static[std::size_t(e->box)] != 0)));
+        }
+        out.resize(k);
       }
     }
-  }
-  // large boxes against everything (a large pair once, from its smaller index)
+  });
   std::vector<std::uint8_t> is_large(static_cast<std::size_t>(n), 0);
   for (int l : large) is_large[std::size_t(l)] = 1;
-  for (int l : large) {
+  for (int l : large)
     for (int j = 0; j < n; ++j) {
       if (j == l || (is_large[std::size_t(j)] && j < l)) continue;
       if (is_static[std::size_t(l)] && is_static[std::size_t(j)]) continue;
-      if (boxes[std::size_t(l)].overlaps(boxes[std::size_t(j)])) pairs.emplace_back(std::min(l, j), std::max(l, j));
+      if (boxes[std::size_t(l)].overlaps(boxes[std::size_t(j)])) found.back().emplace_back(std::min(l, j), std::max(l, j));
     }
+
+  // counting sort on the first index, then each run by the second
+  std::vector<int> start(static_cast<std::size_t>(n) + 1, 0);
+  for (const auto& f : found)
+    for (const auto& [i, j] : f) ++start[std::size_t(i) + 1];
+  for (int i = 0; i < n; ++i) start[std::size_t(i) + 1] += start[std::size_t(i)];
+  pairs.resize(std::size_t(start[std::size_t(n)]));
+  for (const auto& f : found)
+    for (const auto& pr : f) pairs[std::size_t(start[std::size_t(pr.first)]++)] = pr;
+  for (int i = 0, from = 0; i < n; ++i) {  // start[i] is now where run i ends
+    const int to = start[std::size_t(i)];
+    const auto run = pairs.begin() + from, run_end = pairs.begin() + to;
+    if (to - from > 32) {
+      std::sort(run, run_end);
+    } else {
+      for (auto a = run + 1; a < run_end; ++a)
+        for (auto b = a; b > run && b->second < (b - 1)->second; --b) std::iter_swap(b, b - 1);
+    }
+    from = to;
   }
-  std::sort(pairs.begin(), pairs.end());
 }
 
 }  // namespace coulomb
