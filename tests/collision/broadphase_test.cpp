@@ -1,6 +1,7 @@
 // Sweep and prune against brute force (STYLE.md lesson 12: accelerated vs brute-force oracle).
 #include <coulomb/broadphase.h>
 #include <gtest/gtest.h>
+#include <tbb/task_arena.h>
 
 #include <random>
 
@@ -99,4 +100,36 @@ TEST(UniformGrid, EdgeCases) {
   boxes[0] = {Vec3::Constant(1e308), Vec3::Constant(1e308)};
   uniform_grid(boxes, {0, 0, 0, 0}, pairs);
   EXPECT_EQ(pairs, (std::vector<std::pair<int, int>>{{1, 2}}));
+}
+
+// The grid searches its cells in parallel and sorts by counting on the first index: a clustered
+// pile (boxes with many partners, runs past the insertion-sort length, pairs that share several
+// cells) against brute force on one and two threads, and the same list on both.
+TEST(UniformGrid, ClusteredBoxesGiveTheSameSortedPairsOnOneAndTwoThreads) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<Aabb> boxes;
+  std::vector<std::uint8_t> is_static;
+  for (int i = 0; i < 3000; ++i) {
+    // a dense core of 400 boxes inside a sparse cloud, in shuffled index order
+    const double side = i % 7 == 0 ? 0.6 : 6.0;
+    const Vec3 c(side * unit(rng), side * unit(rng), side * unit(rng));
+    const Vec3 e = 0.05 * Vec3::Ones() + 0.2 * Vec3(unit(rng), unit(rng), unit(rng));
+    boxes.push_back({c - e, c + e});
+    is_static.push_back(unit(rng) < 0.05);
+  }
+  boxes[17] = {Vec3(-100, -100, -1), Vec3(100, 100, 0.3)};  // a large ground box
+  is_static[17] = 1;
+  const auto expected = brute_force(boxes, is_static);
+  std::size_t longest = 0;
+  for (std::size_t a = 0, b = 0; a < expected.size(); a = b) {
+    for (b = a; b < expected.size() && expected[b].first == expected[a].first; ++b) {}
+    longest = std::max(longest, b - a);
+  }
+  ASSERT_GT(longest, 64u);  // a box whose partners are sorted by std::sort, not by insertion
+  std::vector<std::pair<int, int>> one, two;
+  tbb::task_arena(1).execute([&] { uniform_grid(boxes, is_static, one); });
+  tbb::task_arena(2).execute([&] { uniform_grid(boxes, is_static, two); });
+  EXPECT_EQ(one, expected);
+  EXPECT_EQ(two, expected);
 }
