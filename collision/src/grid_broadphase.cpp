@@ -19,7 +19,8 @@ namespace {
 constexpr double kMaxCellsPerBox = 64.0;  // a box covering more cells than this is "large"
 constexpr double kCellsPerBox = 4.0;      // grid size budget: ncells <= this * boxes + 64
 constexpr double kMaxLargeFraction = 1.0 / 32.0;  // more large boxes than this: sweep and prune
-constexpr std::size_t kCellsPerChunk = 64;  // cells per task of the pair search
+constexpr std::size_t kCellsPerChunk = 64;   // cells per task of the pair search
+constexpr std::size_t kBoxesPerChunk = 512;  // boxes per task of the large boxes' search
 
 using Cell = std::array<int, 3>;
 
@@ -125,13 +126,29 @@ void uniform_grid(const std::vector<Aabb>& boxes, const std::vector<std::uint8_t
   }
 
   // Pairs within each cell, each reported from the first cell both boxes cover (no duplicates,
-  // no hash set), in parallel over fixed ranges of cells; then the large boxes against every box
-  // (a pair of two large boxes once, from its smaller index). The lists are concatenated in range
-  // order and sorted by a counting sort on the first index, each first index's few partners by
-  // insertion: the result does not depend on the thread count.
-  std::vector<std::vector<std::pair<int, int>>> found((ncells + kCellsPerChunk - 1) / kCellsPerChunk + 1);
-  tbb::parallel_for(std::size_t(0), found.size() - 1, [&](std::size_t chunk) {
+  // no hash set), and the large boxes against every box (a pair of two large boxes once, from
+  // its smaller index), in parallel over fixed ranges of cells and of boxes. The lists are
+  // concatenated in range order and sorted by a counting sort on the first index, each first
+  // index's partners by insertion (std::sort for a long run): the result does not depend on the
+  // thread count.
+  std::vector<std::uint8_t> is_large(static_cast<std::size_t>(n), 0);
+  for (int l : large) is_large[std::size_t(l)] = 1;
+  const std::size_t cell_chunks = (ncells + kCellsPerChunk - 1) / kCellsPerChunk;
+  const std::size_t box_chunks = large.empty() ? 0 : (std::size_t(n) + kBoxesPerChunk - 1) / kBoxesPerChunk;
+  std::vector<std::vector<std::pair<int, int>>> found(cell_chunks + box_chunks);
+  tbb::parallel_for(std::size_t(0), found.size(), [&](std::size_t chunk) {
     std::vector<std::pair<int, int>>& out = found[chunk];
+    if (chunk >= cell_chunks) {  // the large boxes against a range of boxes
+      const std::size_t from = (chunk - cell_chunks) * kBoxesPerChunk;
+      const std::size_t to = std::min(std::size_t(n), from + kBoxesPerChunk);
+      for (int l : large)
+        for (int j = int(from); j < int(to); ++j) {
+          if (j == l || (is_large[std::size_t(j)] && j < l)) continue;
+          if (is_static[std::size_t(l)] && is_static[std::size_t(j)]) continue;
+          if (boxes[std::size_t(l)].overlaps(boxes[std::size_t(j)])) out.emplace_back(std::min(l, j), std::max(l, j));
+        }
+      return;
+    }
     const std::size_t end = std::min(ncells, (chunk + 1) * kCellsPerChunk);
     for (std::size_t c = chunk * kCellsPerChunk; c < end; ++c) {
       const Entry* first = entries.data() + cell_start[c];
@@ -157,15 +174,6 @@ void uniform_grid(const std::vector<Aabb>& boxes, const std::vector<std::uint8_t
       }
     }
   });
-  std::vector<std::uint8_t> is_large(static_cast<std::size_t>(n), 0);
-  for (int l : large) is_large[std::size_t(l)] = 1;
-  for (int l : large)
-    for (int j = 0; j < n; ++j) {
-      if (j == l || (is_large[std::size_t(j)] && j < l)) continue;
-      if (is_static[std::size_t(l)] && is_static[std::size_t(j)]) continue;
-      if (boxes[std::size_t(l)].overlaps(boxes[std::size_t(j)])) found.back().emplace_back(std::min(l, j), std::max(l, j));
-    }
-
   // counting sort on the first index, then each run by the second
   std::vector<int> start(static_cast<std::size_t>(n) + 1, 0);
   for (const auto& f : found)
