@@ -220,8 +220,12 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     }
 
   // radius of a sphere about each body's centre of mass that holds its shape
+  // and about its shape frame's origin
   bound_radius_.resize(nb);
+  shape_radius_.assign(nb, 0.0);
   for (std::size_t i = 0; i < nb; ++i) {
+    const Aabb own = scene_.shapes.aabb(model_.shape[i], Pose(), 0.0);  // infinite for a plane
+    shape_radius_[i] = own.lo.cwiseAbs().cwiseMax(own.hi.cwiseAbs()).norm();
     if (model_.fixed[i]) continue;
     const Aabb box = scene_.shapes.aabb(model_.shape[i], model_.shape_in_body[i], 0.0);
     bound_radius_[i] = box.lo.cwiseAbs().cwiseMax(box.hi.cwiseAbs()).norm();
@@ -322,8 +326,8 @@ BodyState World::body(int id) const {
   return b;
 }
 
-int World::detect(std::vector<Contact>& out, std::vector<std::pair<int, int>>* pairs_out) {
-  const int pairs = detect_contacts(detect_input(), out, pairs_out).pairs;
+int World::detect(std::vector<Contact>& out, std::vector<std::pair<int, int>>* pairs_out, std::vector<double>* reach) {
+  const int pairs = detect_contacts(detect_input(), out, pairs_out, reach).pairs;
   drop_jointed_contacts(out);
   return pairs;
 }
@@ -514,8 +518,19 @@ void World::stabilize() {
     for (std::size_t i = 0; i < deflected.size(); ++i)
       deflected[i] = !model_.fixed[i] && (state_.v[i] != u_free_[i].head<3>() || state_.w[i] != u_free_[i].tail<3>());
   }
+  // each shape's move since the detection: its origin's shift, and its points' travel by the
+  // turn, at most the chord 2 sin(angle / 2) r = 2 |vec(dq)| r
+  const std::size_t nb = std::size_t(model_.size());
+  shift_.resize(nb);
+  turned_.resize(nb);
+  for (std::size_t i = 0; i < nb; ++i) {
+    shift_[i] = end_poses_[i].p - poses_[i].p;
+    const double chord = 2.0 * (end_poses_[i].q * poses_[i].q.conjugate()).vec().norm();
+    turned_[i] = chord > 0.0 ? chord * shape_radius_[i] : 0.0;  // a plane may not turn (inf), may stay (0)
+  }
+  const CoveredMotion motion{&step_reach_, &shift_, &turned_};
   std::vector<Contact> added;
-  detect_uncovered_pairs(in, step_pairs_, contacts_, added, scene_.ccd ? nullptr : &deflected);
+  detect_uncovered_pairs(in, step_pairs_, contacts_, added, scene_.ccd ? nullptr : &deflected, &motion);
   drop_jointed_contacts(added);
   if (!added.empty()) {
     gap_contacts_.insert(gap_contacts_.end(), added.begin(), added.end());
@@ -597,7 +612,7 @@ StepResult World::run_stages() {
 
   // 2 detect
   t0 = Clock::now();
-  stats_.pairs = detect_settled(contacts_, &step_pairs_);  // and wake the sleeping islands they reach
+  stats_.pairs = detect_settled(contacts_, &step_pairs_, &step_reach_);  // and wake the sleeping islands they reach
   if (StepResult capped = check_contact_caps(); !capped.ok()) return capped;
   detect_coefficients();
   stats_.detect_ms = ms_since(t0);

@@ -39,9 +39,10 @@ int World::settle(std::vector<Contact>& contacts) {
 // Detection skips the pairs of two resting bodies, so a woken island's own contacts (and those
 // with sleeping islands it touches) were not detected: detect again until nothing more wakes.
 // Waking is rare; a step without it detects once.
-int World::detect_settled(std::vector<Contact>& out, std::vector<std::pair<int, int>>* pairs_out) {
-  int pairs = detect(out, pairs_out);
-  while (settle(out) > 0) pairs = detect(out, pairs_out);
+int World::detect_settled(std::vector<Contact>& out, std::vector<std::pair<int, int>>* pairs_out,
+                          std::vector<double>* reach) {
+  int pairs = detect(out, pairs_out, reach);
+  while (settle(out) > 0) pairs = detect(out, pairs_out, reach);
   return pairs;
 }
 

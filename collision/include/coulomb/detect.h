@@ -47,9 +47,21 @@ struct DetectStats {
 
 // Broadphase + narrowphase; `out` is sorted with contact_less and has body_a < body_b.
 // Runs in parallel in the caller's task arena; the output does not depend on the thread count.
-// `pairs`, when given, receives the broadphase's candidate pairs (a < b, sorted).
+// `pairs`, when given, receives the broadphase's candidate pairs (a < b, sorted), and `reach`,
+// when given, each pair's reach: the distance beyond in.envelope within which the pair has no
+// contact but those in `out` (its narrowphase envelope less in.envelope; a pair whose boxes are
+// farther apart than it is not run).
 DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out,
-                            std::vector<std::pair<int, int>>* pairs = nullptr);
+                            std::vector<std::pair<int, int>>* pairs = nullptr, std::vector<double>* reach = nullptr);
+
+// How far the bodies moved since a detection, and what that detection covered: for
+// detect_uncovered_pairs. A pair whose surface points moved apart or together by no more than its
+// reach at the detection cannot have come within the envelope without a contact then.
+struct CoveredMotion {
+  const std::vector<double>* pair_reach = nullptr;  // (pairs) detect_contacts' `reach`
+  const std::vector<Vec3>* shift = nullptr;         // (nb) displacement of each shape frame's origin (unit: m)
+  const std::vector<double>* turn = nullptr;        // (nb) bound on a surface point's travel by rotation about it (unit: m)
+};
 
 // The narrowphase over those of `pairs` (a < b) that have no contact in `covered` (sorted with
 // contact_less) and whose shapes' boxes, grown by in.envelope, overlap at in.shape_pose: their
@@ -58,11 +70,13 @@ DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out,
 // the step without a contact (a body deflected by a collision); the rest reuse their contacts
 // (refresh_contacts). With `deflected` (nb flags) given, only the pairs with a deflected body
 // are run: a pair whose bodies both moved as detection predicted stayed apart by more than the
-// envelope, since detection found no contact within its reach. Parallel; the output does not
-// depend on the thread count.
+// envelope, since detection found no contact within its reach. With `motion` given, a pair is run
+// only if its bodies' relative motion since the detection, |shift_a - shift_b| + turn_a + turn_b,
+// exceeds its reach then, unless one of its shapes is a mesh (detect.cpp). Parallel; the output
+// does not depend on the thread count.
 void detect_uncovered_pairs(const DetectInput& in, const std::vector<std::pair<int, int>>& pairs,
                             const std::vector<Contact>& covered, std::vector<Contact>& out,
-                            const std::vector<std::uint8_t>* deflected = nullptr);
+                            const std::vector<std::uint8_t>* deflected = nullptr, const CoveredMotion* motion = nullptr);
 
 // The contacts `in`, found at the shape poses `before`, carried to the poses `after` without a
 // new detection (as Bullet's btPersistentManifold::refreshContactPoints): each contact's two

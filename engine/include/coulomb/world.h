@@ -157,7 +157,7 @@ class World {
 
  private:
   // returns the broadphase pair count; `pairs`, when given, receives the candidate pairs
-  int detect(std::vector<Contact>& out, std::vector<std::pair<int, int>>* pairs = nullptr);
+  int detect(std::vector<Contact>& out, std::vector<std::pair<int, int>>* pairs = nullptr, std::vector<double>* reach = nullptr);
   void detect_coefficients();
   void stabilize();
   void admit_initial_velocities();  // Moreau's first explicit half step (world.cpp)
@@ -173,7 +173,8 @@ class World {
   const std::vector<std::uint8_t>* still() const;  // fixed or sleeping bodies; nullptr = sleep off
   int settle(std::vector<Contact>& contacts);      // wake touched islands, drop resting contacts
   // detect(), again while settle() wakes islands
-  int detect_settled(std::vector<Contact>& out, std::vector<std::pair<int, int>>* pairs = nullptr);
+  int detect_settled(std::vector<Contact>& out, std::vector<std::pair<int, int>>* pairs = nullptr,
+                     std::vector<double>* reach = nullptr);
   void keep_resting_impulses(std::vector<CachedContactImpulse>& old_cache);
   void fall_asleep();
   void check_sleep_state(const State& s) const;
@@ -201,6 +202,7 @@ class World {
   RigidState state_;
   std::vector<ContactCoefficients> pair_coeffs_;  // (nm x nm) material pair table
   std::vector<double> bound_radius_;              // (nb) bounding sphere about the com (unit: m)
+  std::vector<double> shape_radius_;              // (nb) bounding sphere about the shape frame's origin (unit: m)
 
   // per-step scratch, kept to reuse allocations
   std::vector<Contact> contacts_;
@@ -209,6 +211,9 @@ class World {
   std::vector<Pose> poses_;     // (nb) shape poses at the current detection
   std::vector<Pose> end_poses_; // (nb) shape poses at the end of the step, before stabilisation
   std::vector<std::pair<int, int>> step_pairs_;  // the step's broadphase pairs (post-stabilisation)
+  std::vector<double> step_reach_;               // and each one's reach at the detection (detect_contacts)
+  std::vector<Vec3> shift_;                      // (nb) post-stabilisation: each shape's move since the detection
+  std::vector<double> turned_;                   // (nb) and a bound on its points' travel by rotation
   std::vector<double> reach_;   // (nb) detection reach of the current step
   std::vector<Pose> ccd_before_;  // (nb) body poses before the position update being swept (collision.ccd)
   std::vector<Vec3> travel_;    // (nb) v dt at the current detection (DetectInput::travel)
