@@ -1,6 +1,6 @@
 // detect_uncovered_pairs (collision/detect.h): post-stabilisation's narrowphase over the step's
 // pairs without a contact. With the bodies' motion since the detection, a pair whose relative
-// motion stayed within its reach then is not run, except where a shape is a mesh.
+// motion stayed within half its reach then is not run, except where a shape is a mesh.
 #include <coulomb/detect.h>
 #include <gtest/gtest.h>
 
@@ -45,18 +45,19 @@ struct TwoCubes {
 
 }  // namespace
 
-TEST(UncoveredPairs, APairThatMovedLessThanItsReachIsNotRunAgain) {
+TEST(UncoveredPairs, APairThatMovedLessThanHalfItsReachIsNotRunAgain) {
   const TwoCubes scene(false);
   const std::size_t all = scene.run(nullptr);
   ASSERT_GT(all, 0u);  // a face pair within the envelope
-  // the detection covered 2 cm beyond the envelope; the cubes moved 1.5 cm together since: their
-  // gap was then more than 1 cm + 2 cm - 1.5 cm, and a contact now would contradict it
-  std::vector<double> reach{0.02};
+  // the detection covered 4 cm beyond the envelope; the cubes moved 1.5 cm together since, within
+  // half of it (the margin for a separating axis that turns): their gap was then more than
+  // 1 cm + 4 cm, and a contact now would contradict it
+  std::vector<double> reach{0.04};
   std::vector<Vec3> shift{Vec3(0.01, 0.0, 0.0), Vec3(-0.005, 0.0, 0.0)};
   std::vector<double> turn{0.0, 0.0};
   const CoveredMotion within{&reach, &shift, &turn};
   EXPECT_EQ(scene.run(&within), 0u);
-  // a turn counts: 6 mm more of rotation travel exceeds the reach, and the pair runs
+  // a turn counts: 6 mm more of rotation travel passes half the reach, and the pair runs
   turn = {0.003, 0.003};
   EXPECT_EQ(scene.run(&within), all);
   turn = {0.0, 0.0};
