@@ -9,8 +9,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 
 namespace coulomb {
 
@@ -39,25 +37,22 @@ void uniform_grid(const std::vector<Aabb>& boxes, const std::vector<std::uint8_t
   auto finite = [&](int i) { return boxes[std::size_t(i)].lo.allFinite() && boxes[std::size_t(i)].hi.allFinite() &&
                                     (boxes[std::size_t(i)].lo.array() <= boxes[std::size_t(i)].hi.array()).all(); };
 
-  // cell size per axis: the median extent of the finite boxes along it (falling bodies' boxes,
-  // grown by their travel, are tall: a cube cell of their height held many columns side by side)
+  // cell size: median of the largest extent of the finite boxes
   std::vector<double> extent;
   extent.reserve(std::size_t(n));
-  Vec3 cell = Vec3::Ones();
-  for (int a = 0; a < 3; ++a) {
-    extent.clear();
-    for (int i = 0; i < n; ++i)
-      if (finite(i)) extent.push_back(boxes[std::size_t(i)].hi[a] - boxes[std::size_t(i)].lo[a]);
-    if (extent.empty()) continue;
+  for (int i = 0; i < n; ++i)
+    if (finite(i)) extent.push_back((boxes[std::size_t(i)].hi - boxes[std::size_t(i)].lo).maxCoeff());
+  double cell = 1.0;
+  if (!extent.empty()) {
     std::nth_element(extent.begin(), extent.begin() + std::ptrdiff_t(extent.size() / 2), extent.end());
-    cell[a] = std::max(extent[extent.size() / 2], 1e-9);
+    cell = std::max(extent[extent.size() / 2], 1e-9);
   }
   // large boxes: infinite, empty, or covering more than kMaxCellsPerBox cells
   std::vector<int> small, large;
   for (int i = 0; i < n; ++i) {
     bool is_large = !finite(i);
     if (!is_large) {
-      const Vec3 span = (boxes[std::size_t(i)].hi - boxes[std::size_t(i)].lo).cwiseQuotient(cell);
+      const Vec3 span = (boxes[std::size_t(i)].hi - boxes[std::size_t(i)].lo) / cell;
       is_large = (span.array() + 1.0).prod() > kMaxCellsPerBox;
     }
     (is_large ? large : small).push_back(i);
@@ -80,7 +75,7 @@ void uniform_grid(const std::vector<Aabb>& boxes, const std::vector<std::uint8_t
   const double budget = kCellsPerBox * double(small.size()) + 64.0;
   bool fits = small.empty();
   for (int tries = 0; !fits && tries < 4096; ++tries, cell *= 1.5) {
-    const Vec3 d = (top - origin).cwiseQuotient(cell).array().floor() + 1.0;
+    const Vec3 d = ((top - origin) / cell).array().floor() + 1.0;
     if (d.prod() <= budget) {
       dim = {int(d[0]), int(d[1]), int(d[2])};
       fits = true;
@@ -94,7 +89,7 @@ void uniform_grid(const std::vector<Aabb>& boxes, const std::vector<std::uint8_t
   }
   const auto to_cell = [&](const Vec3& p) {
     Cell c;
-    for (int a = 0; a < 3; ++a) c[std::size_t(a)] = std::clamp(int(std::floor((p[a] - origin[a]) / cell[a])), 0, dim[std::size_t(a)] - 1);
+    for (int a = 0; a < 3; ++a) c[std::size_t(a)] = std::clamp(int(std::floor((p[a] - origin[a]) / cell)), 0, dim[std::size_t(a)] - 1);
     return c;
   };
   const auto index = [&](const Cell& c) { return (c[2] * dim[1] + c[1]) * dim[0] + c[0]; };
