@@ -182,7 +182,7 @@ void uniform_grid(const std::vector<Aabb>& boxes, const std::vector<std::uint8_t
     const auto run = pairs.begin() + from, run_end = pairs.begin() + to;
     if (to - from > 32) {
       std::sort(run, run_end);
-    } else {
+    } else if (to - from > 1) {  // (run + 1 on an empty list's null data is undefined)
       for (auto a = run + 1; a < run_end; ++a)
         for (auto b = a; b > run && b->second < (b - 1)->second; --b) std::iter_swap(b, b - 1);
     }
