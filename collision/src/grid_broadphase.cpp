@@ -123,9 +123,8 @@ void uniform_grid(const std::vector<Aabb>& boxes, const std::vector<std::uint8_t
   // Pairs within each cell, each reported from the first cell both boxes cover (no duplicates,
   // no hash set), and the large boxes against every box (a pair of two large boxes once, from
   // its smaller index), in parallel over fixed ranges of cells and of boxes. The lists are
-  // concatenated in range order and sorted by a counting sort on the first index, each first
-  // index's partners by insertion (std::sort for a long run): the result does not depend on the
-  // thread count.
+  // concatenated in range order and sorted by a counting sort on the first index, then each first
+  // index's few partners: the result does not depend on the thread count.
   std::vector<std::uint8_t> is_large(static_cast<std::size_t>(n), 0);
   for (int l : large) is_large[std::size_t(l)] = 1;
   const std::size_t cell_chunks = (ncells + kCellsPerChunk - 1) / kCellsPerChunk;
@@ -178,15 +177,8 @@ void uniform_grid(const std::vector<Aabb>& boxes, const std::vector<std::uint8_t
   for (const auto& f : found)
     for (const auto& pr : f) pairs[std::size_t(start[std::size_t(pr.first)]++)] = pr;
   for (int i = 0, from = 0; i < n; ++i) {  // start[i] is now where run i ends
-    const int to = start[std::size_t(i)];
-    const auto run = pairs.begin() + from, run_end = pairs.begin() + to;
-    if (to - from > 32) {
-      std::sort(run, run_end);
-    } else if (to - from > 1) {  // (run + 1 on an empty list's null data is undefined)
-      for (auto a = run + 1; a < run_end; ++a)
-        for (auto b = a; b > run && b->second < (b - 1)->second; --b) std::iter_swap(b, b - 1);
-    }
-    from = to;
+    std::sort(pairs.begin() + from, pairs.begin() + start[std::size_t(i)]);
+    from = start[std::size_t(i)];
   }
 }
 

@@ -103,8 +103,7 @@ TEST(UniformGrid, EdgeCases) {
 }
 
 // The grid searches its cells in parallel and sorts by counting on the first index: a clustered
-// pile (boxes with many partners, runs past the insertion-sort length, pairs that share several
-// cells) against brute force on one and two threads, and the same list on both.
+// pile (boxes with many partners, pairs that share several cells) against brute force on one and two threads, and the same list on both.
 TEST(UniformGrid, ClusteredBoxesGiveTheSameSortedPairsOnOneAndTwoThreads) {
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -126,7 +125,7 @@ TEST(UniformGrid, ClusteredBoxesGiveTheSameSortedPairsOnOneAndTwoThreads) {
     for (b = a; b < expected.size() && expected[b].first == expected[a].first; ++b) {}
     longest = std::max(longest, b - a);
   }
-  ASSERT_GT(longest, 64u);  // a box whose partners are sorted by std::sort, not by insertion
+  ASSERT_GT(longest, 64u);  // a box with a long run of partners to sort
   std::vector<std::pair<int, int>> one, two;
   tbb::task_arena(1).execute([&] { uniform_grid(boxes, is_static, one); });
   tbb::task_arena(2).execute([&] { uniform_grid(boxes, is_static, two); });
