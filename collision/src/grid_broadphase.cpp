@@ -109,15 +109,22 @@ void uniform_grid(const std::vector<Aabb>& boxes, const std::vector<std::uint8_t
   for (std::size_t c = 0; c < ncells; ++c) cell_start[c + 1] += cell_start[c];
   // Each entry carries its box's first cell, read by every candidate pair (the funnel's falling
   // bodies: about six candidates per pair).
+  // A cell whose boxes are all static (fixed or asleep) has no pair to report and is skipped.
   std::vector<Entry> entries(static_cast<std::size_t>(cell_start[ncells]));
   std::vector<int> fill(cell_start.begin(), cell_start.end() - 1);
+  std::vector<std::uint8_t> moving(ncells, 0);
   for (int i : small) {
     const auto u = std::size_t(i);
     const Cell &l = lo_cell[u], &h = hi_cell[u];
     const Entry e{i, l};
+    const std::uint8_t m = is_static[u] == 0;
     for (int z = l[2]; z <= h[2]; ++z)
       for (int y = l[1]; y <= h[1]; ++y)
-        for (int x = l[0]; x <= h[0]; ++x) entries[std::size_t(fill[std::size_t(index({x, y, z}))]++)] = e;
+        for (int x = l[0]; x <= h[0]; ++x) {
+          const auto c = std::size_t(index({x, y, z}));
+          entries[std::size_t(fill[c]++)] = e;
+          moving[c] |= m;
+        }
   }
 
   // Pairs within each cell, each reported from the first cell both boxes cover (no duplicates,
@@ -145,6 +152,7 @@ void uniform_grid(const std::vector<Aabb>& boxes, const std::vector<std::uint8_t
     }
     const std::size_t end = std::min(ncells, (chunk + 1) * kCellsPerChunk);
     for (std::size_t c = chunk * kCellsPerChunk; c < end; ++c) {
+      if (!moving[c]) continue;
       const Entry* first = entries.data() + cell_start[c];
       const Entry* last = entries.data() + cell_start[c + 1];
       const int x = int(c % std::size_t(dim[0])), y = int(c / std::size_t(dim[0]) % std::size_t(dim[1]));

@@ -132,3 +132,29 @@ TEST(UniformGrid, ClusteredBoxesGiveTheSameSortedPairsOnOneAndTwoThreads) {
   EXPECT_EQ(one, expected);
   EXPECT_EQ(two, expected);
 }
+
+// A cell whose boxes are all static (fixed or asleep) is skipped: a resting pile of static boxes
+// with a few moving ones inside, on its edge and straddling cells, against brute force; and an
+// all-static pile gives no pair at all.
+TEST(UniformGrid, CellsOfStaticBoxesAreSkippedWithoutLosingPairs) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<Aabb> boxes;
+  for (int i = 0; i < 1500; ++i) {
+    const Vec3 c(4.0 * unit(rng), 4.0 * unit(rng), 2.0 * unit(rng));
+    const Vec3 e = 0.05 * Vec3::Ones() + 0.15 * Vec3(unit(rng), unit(rng), unit(rng));
+    boxes.push_back({c - e, c + e});
+  }
+  boxes.push_back({Vec3(-0.3, -0.3, -0.3), Vec3(4.3, 0.1, 0.1)});  // a long moving box along an edge
+  std::vector<std::uint8_t> all_static(boxes.size(), 1);
+  std::vector<std::pair<int, int>> pairs;
+  uniform_grid(boxes, all_static, pairs);
+  EXPECT_TRUE(pairs.empty());
+  std::vector<std::uint8_t> is_static = all_static;
+  for (std::size_t i = 0; i < boxes.size(); i += 61) is_static[i] = 0;  // a few awake bodies
+  is_static.back() = 0;
+  const auto expected = brute_force(boxes, is_static);
+  ASSERT_GT(expected.size(), 50u);
+  uniform_grid(boxes, is_static, pairs);
+  EXPECT_EQ(pairs, expected);
+}
