@@ -65,14 +65,21 @@ bool sharp_feature(const TriMesh& m, int t, const Vec3& u) {
     d[i] = m.vertices[std::size_t(tri[i])].dot(u);
     size = std::max(size, (m.vertices[std::size_t(tri[(i + 1) % 3])] - m.vertices[std::size_t(tri[i])]).norm());
   }
-  const double top = std::max({d[0], d[1], d[2]}), tol = kFeatureSin * size;
-  const bool on[3] = {d[0] >= top - tol, d[1] >= top - tol, d[2] >= top - tol};
+  const double top = std::max({d[0], d[1], d[2]});
   const std::uint8_t sharp = m.sharp_edges[std::size_t(t)];
   const auto edge = [&](int e) { return (sharp >> e) & 1u; };
-  const int count = int(on[0]) + int(on[1]) + int(on[2]);
-  if (count == 2) return edge(on[0] && on[1] ? 0 : on[1] && on[2] ? 1 : 2);
-  for (int i = 0; i < 3; ++i)
-    if (on[i]) return count == 1 && (edge(i) || edge((i + 2) % 3));  // edges v_i->v_i+1 and v_i-1->v_i
+  // With the tolerance, u more than 3 degrees from the face normal can still find all three
+  // vertices "on top" (a face), and keeps_axis would then keep neither the axis nor a face point
+  // beyond the triangle: the feature is then read without it. (The funnel: a box overlapping a
+  // jack arm's sharp edge by 1.5 mm along an axis 4 degrees off the arm's side got no contact.)
+  for (const double tol : {kFeatureSin * size, 1e-9 * size}) {
+    const bool on[3] = {d[0] >= top - tol, d[1] >= top - tol, d[2] >= top - tol};
+    const int count = int(on[0]) + int(on[1]) + int(on[2]);
+    if (count == 3) continue;
+    if (count == 2) return edge(on[0] && on[1] ? 0 : on[1] && on[2] ? 1 : 2);
+    for (int i = 0; i < 3; ++i)
+      if (on[i]) return edge(i) || edge((i + 2) % 3);  // edges v_i->v_i+1 and v_i-1->v_i
+  }
   return false;
 }
 

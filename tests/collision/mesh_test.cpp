@@ -325,6 +325,32 @@ TEST(MeshContact, JackTouchesWithSeveralArms) {
 }
 
 
+// A box overlapping a jack arm's sharp top edge by 1.5 mm, along an axis 4 degrees off the arm's
+// side (-y): within the tolerance of the triangle's feature test all three vertices lie "on top"
+// (a face), but 4 degrees is more than the face test's 3, and the face-normal fallback clipped the
+// box to the triangle's prism, where it is not. It got no contact at all, with any envelope
+// (the funnel, issue 12: 21 such box-jack pairs in 100 steps, up to 6 mm deep a step later).
+TEST(MeshContact, BoxOverASharpEdgeAtAFewDegreesKeepsItsContact) {
+  ShapeLibrary lib;
+  const int jack = lib.add(mesh_shape(jack_surface(0.04, 1)));  // scenes/meshes/jack.obj
+  const int cube = lib.add(box(Vec3::Constant(0.045)));
+  const Pose at{Vec3(-0.075424972, -0.080338261, -0.017972911), Quat(0.579516337, 0.598916511, -0.445361553, -0.327281096).normalized()};
+  for (const double env : {0.0, kEnv}) {
+    std::vector<ContactPoint> pts;
+    coulomb::collide(lib, jack, Pose{}, cube, at, env, pts);
+    double deepest = -1.0;
+    Vec3 n = Vec3::Zero();
+    for (const ContactPoint& p : pts)
+      if (p.depth > deepest) deepest = p.depth, n = p.normal;
+    EXPECT_NEAR(deepest, 0.0015, 2e-4) << pts.size() << " points, envelope " << env;
+    EXPECT_GT(-n.y(), std::cos(5.0 * M_PI / 180.0)) << n.transpose();  // out of the arm's -y side
+    pts.clear();
+    coulomb::collide(lib, cube, at, jack, Pose{}, env, pts);  // and mirrored
+    EXPECT_FALSE(pts.empty()) << "envelope " << env;
+  }
+}
+
+
 // A speculative envelope as large as the bodies keeps nearly every triangle pair of two jacks
 // (hundreds); only the deepest kMaxTrianglePairs make contact points. The real contact, the
 // deepest point, is the same as with a small envelope, and the reduction still bounds the count.
