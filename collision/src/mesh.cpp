@@ -201,9 +201,10 @@ void bvh_pairs(const KdopBvh& a, const KdopBvh& b, double margin, std::vector<st
 }
 
 void bvh_pairs(const KdopBvh& a, const KdopBvh& b, const Pose& b_in_a, double margin,
-               std::vector<std::pair<int, int>>& pairs, std::vector<std::pair<int, int>>& stack) {
+               std::vector<std::pair<int, int>>& pairs, BvhWalkScratch& scratch) {
   const auto size = [](const Kdop& d) { return (d.hi[0] - d.lo[0]) + (d.hi[1] - d.lo[1]) + (d.hi[2] - d.lo[2]); };
   pairs.clear();
+  std::vector<std::pair<int, int>>& stack = scratch.stack;
   stack.clear();
   if (a.nodes.empty() || b.nodes.empty()) return;
   const std::vector<Vec3>& axes = kdop_axes(a.k);
@@ -216,18 +217,33 @@ void bvh_pairs(const KdopBvh& a, const KdopBvh& b, const Pose& b_in_a, double ma
     for (int k = 0; k < 3; ++k) reach[i][k] = std::abs(axes[std::size_t(i)].dot(R.col(k)));
     at[i] = axes[std::size_t(i)].dot(b_in_a.p);
   }
-  // whether a's node meets b's node placed in a's frame (the box of b's first three axes, turned,
-  // measured along a's axes), one axis at a time: most pairs part on the first few axes
-  const auto overlaps = [&](const Kdop& da, const Kdop& d) {
+  // b's node placed in a's frame: the box of its first three axes, turned, measured along a's
+  // axes (its interval along axis i: [lo, hi] = mid -+ r, hi grown by the margin), once per
+  // node and walk (a node of b meets several of a's; the jacks' walks visit each about ten times)
+  const std::size_t stride = 2 * std::size_t(na);
+  scratch.slabs.resize(b.nodes.size() * stride);
+  scratch.placed.assign(b.nodes.size(), 0);
+  const auto slabs = [&](int ib) -> const double* {
+    double* s = scratch.slabs.data() + std::size_t(ib) * stride;
+    if (scratch.placed[std::size_t(ib)]) return s;
+    scratch.placed[std::size_t(ib)] = 1;
+    const Kdop& d = b.nodes[std::size_t(ib)].box;
     const Vec3 c(0.5 * (d.lo[0] + d.hi[0]), 0.5 * (d.lo[1] + d.hi[1]), 0.5 * (d.lo[2] + d.hi[2]));
     const Vec3 h(0.5 * (d.hi[0] - d.lo[0]), 0.5 * (d.hi[1] - d.lo[1]), 0.5 * (d.hi[2] - d.lo[2]));
     const Vec3 rc = R * c;
     for (int i = 0; i < na; ++i) {
       const double mid = at[i] + axes[std::size_t(i)].dot(rc);
       const double r = reach[i][0] * h[0] + reach[i][1] * h[1] + reach[i][2] * h[2];
-      const double m = margin * kLen[i];
-      if (da.lo[std::size_t(i)] > (mid + r) + m || (mid - r) > da.hi[std::size_t(i)] + m) return false;
+      s[2 * i] = mid - r;
+      s[2 * i + 1] = (mid + r) + margin * kLen[i];
     }
+    return s;
+  };
+  // whether a's node meets b's, one axis at a time: most pairs part on the first few axes
+  const auto overlaps = [&](const Kdop& da, int ib) {
+    const double* s = slabs(ib);
+    for (int i = 0; i < na; ++i)
+      if (da.lo[std::size_t(i)] > s[2 * i + 1] || s[2 * i] > da.hi[std::size_t(i)] + margin * kLen[i]) return false;
     return true;
   };
   stack.emplace_back(0, 0);
@@ -235,7 +251,7 @@ void bvh_pairs(const KdopBvh& a, const KdopBvh& b, const Pose& b_in_a, double ma
     const auto [ia, ib] = stack.back();
     stack.pop_back();
     const BvhNode &nda = a.nodes[std::size_t(ia)], &ndb = b.nodes[std::size_t(ib)];
-    if (!overlaps(nda.box, ndb.box)) continue;
+    if (!overlaps(nda.box, ib)) continue;
     const bool leaf_a = nda.left < 0, leaf_b = ndb.left < 0;
     if (leaf_a && leaf_b) {
       for (int i = nda.first; i < nda.first + nda.count; ++i)

@@ -188,7 +188,8 @@ struct TriangleCandidate {
 };
 
 struct MeshScratch {
-  std::vector<std::pair<int, int>> pairs, stack;
+  std::vector<std::pair<int, int>> pairs;
+  BvhWalkScratch walk;
   std::vector<TriangleCandidate> candidates;
   std::vector<TrianglePair> kept;
   std::vector<WorldTriangle> world_a, world_b;
@@ -410,7 +411,7 @@ void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env
   // both trees as they are, b's placed in a's frame (no copy, no refit)
   MeshScratch& scratch = mesh_scratch();
   std::vector<std::pair<int, int>>& pairs = scratch.pairs;
-  bvh_pairs(ma.bvh, mb.bvh, a.pose.inverse() * b.pose, env, pairs, scratch.stack);
+  bvh_pairs(ma.bvh, mb.bvh, a.pose.inverse() * b.pose, env, pairs, scratch.walk);
   if (pairs.empty()) return;
 
   const double size_a = 0.5 * (ma.hi - ma.lo).norm(), size_b = 0.5 * (mb.hi - mb.lo).norm();

@@ -169,8 +169,9 @@ TEST(Bvh, PlacedPairsHoldTheRefittedCopysPairs) {
   for (Vec3& x : moved) x = b_in_a.apply(x);
   KdopBvh copy = a;
   refit(copy, moved, t);
-  std::vector<std::pair<int, int>> placed, refitted, stack;
-  bvh_pairs(a, a, b_in_a, 0.01, placed, stack);
+  std::vector<std::pair<int, int>> placed, refitted;
+  BvhWalkScratch scratch;
+  bvh_pairs(a, a, b_in_a, 0.01, placed, scratch);
   bvh_pairs(a, copy, 0.01, refitted);
   std::sort(placed.begin(), placed.end());
   std::sort(refitted.begin(), refitted.end());

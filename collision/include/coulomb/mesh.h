@@ -63,9 +63,14 @@ void bvh_pairs(const KdopBvh& a, const KdopBvh& b, double margin, std::vector<st
 // copy: a node of b is bounded by the box of its x, y, z slabs, and that box turned into a's
 // frame is measured along a's axes (exact for the box, so conservative for the node). A
 // superset of the pairs of the refitted copy; callers cull leaf pairs by the triangles.
-// `stack` is the caller's scratch (no allocation once it has grown).
+// `scratch` is the caller's (no allocation once it has grown).
+struct BvhWalkScratch {
+  std::vector<std::pair<int, int>> stack;
+  std::vector<double> slabs;          // per node of b: its placed box's interval along each of a's axes
+  std::vector<std::uint8_t> placed;   // whether a node's slabs are computed in this walk
+};
 void bvh_pairs(const KdopBvh& a, const KdopBvh& b, const Pose& b_in_a, double margin,
-               std::vector<std::pair<int, int>>& pairs, std::vector<std::pair<int, int>>& stack);
+               std::vector<std::pair<int, int>>& pairs, BvhWalkScratch& scratch);
 
 struct TriMesh {
   std::vector<Vec3> vertices;                 // (unit: m)
