@@ -138,8 +138,8 @@ struct WorldTriangle {
     for (std::size_t i = 0; i < 3; ++i) edges[i] = (v[(i + 1) % 3] - v[i]).normalized();
     centre = (v[0] + v[1] + v[2]) / 3.0;
     for (int k = 0; k < 3; ++k) {
-      lo[k] = std::min({v[0][k], v[1][k], v[2][k]});
-      hi[k] = std::max({v[0][k], v[1][k], v[2][k]});
+      lo[k] = std::min(std::min(v[0][k], v[1][k]), v[2][k]);  // not std::min({...}): a loop over
+      hi[k] = std::max(std::max(v[0][k], v[1][k]), v[2][k]);  // the list (the same result)
     }
     view().range(faces[0], face_lo, face_hi);
   }
@@ -438,7 +438,11 @@ void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env
   // than the shallowest of them (a min-heap) cannot rank among them and skips the test, and a
   // test stops on the first axis that shows it cannot. The pairs with the largest bounds go
   // first, so that the heap fills with deep pairs early. The kept set is the deepest
-  // kMaxTrianglePairs, ties by walk order, whatever the order of the tests.
+  // kMaxTrianglePairs, ties by walk order, up to one slack: a chosen edge axis may carry the face
+  // preference (features.h), up to kFacePreference x size deeper than the boxes' bound, so a
+  // pair the bound skips could have ranked. The order of the tests is fixed, so the result is
+  // deterministic (on 7,117 of the funnel's jack pairs: 6,173 points, and 6,180 without the
+  // nth_element, which also saves a fifth of the time).
   const auto rank = [max_depth](double depth) { return depth > max_depth ? -depth : depth + max_depth; };
   // the one-sided rule on both triangles: whether pair (i, j)'s own axis stands
   const auto axis_kept = [&](int i, int j, const Penetration& pen) {
@@ -458,7 +462,7 @@ void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env
     const WorldTriangle &wa = world(world_a, ma, i, a.pose), &wb = world(world_b, mb, j, b.pose);
     // leaves hold several triangles: cull the pair by the triangles' own boxes first
     double box_overlap = std::numeric_limits<double>::infinity();
-    for (int k = 0; k < 3; ++k) box_overlap = std::min({box_overlap, wa.hi[k] - wb.lo[k], wb.hi[k] - wa.lo[k]});
+    for (int k = 0; k < 3; ++k) box_overlap = std::min(std::min(box_overlap, wa.hi[k] - wb.lo[k]), wb.hi[k] - wa.lo[k]);
     if (keep(box_overlap, env)) candidates.push_back({e, std::min(box_overlap, max_depth) + max_depth});
   }
   const std::size_t cap = std::size_t(kMaxTrianglePairs);
