@@ -251,19 +251,22 @@ void detect_uncovered_pairs(const DetectInput& in, const std::vector<std::pair<i
 void refresh_contacts(const std::vector<Contact>& in, const std::vector<Pose>& before, const std::vector<Pose>& after,
                       std::vector<Contact>& out) {
   out.resize(in.size());
-  for (std::size_t k = 0; k < in.size(); ++k) {
-    const Contact& c = in[k];
-    const auto a = std::size_t(c.body_a), b = std::size_t(c.body_b);
-    // the surface points: a's deepest point lies depth/2 along n from the midpoint, b's against it
-    const Vec3 pa = after[a].apply(before[a].apply_inverse(c.point + 0.5 * c.depth * c.normal));
-    const Vec3 pb = after[b].apply(before[b].apply_inverse(c.point - 0.5 * c.depth * c.normal));
-    const Vec3 n = after[a].rotate(before[a].q.conjugate() * c.normal).normalized();
-    Contact& r = out[k];
-    r = c;
-    r.normal = n;
-    r.depth = (pa - pb).dot(n);
-    r.point = 0.5 * (pa + pb);
-  }
+  // per contact, in parallel (the funnel's landing: 20,000 contacts, 0.5 ms a step on one thread)
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, in.size(), 1024), [&](const tbb::blocked_range<std::size_t>& range) {
+    for (std::size_t k = range.begin(); k < range.end(); ++k) {
+      const Contact& c = in[k];
+      const auto a = std::size_t(c.body_a), b = std::size_t(c.body_b);
+      // the surface points: a's deepest point lies depth/2 along n from the midpoint, b's against it
+      const Vec3 pa = after[a].apply(before[a].apply_inverse(c.point + 0.5 * c.depth * c.normal));
+      const Vec3 pb = after[b].apply(before[b].apply_inverse(c.point - 0.5 * c.depth * c.normal));
+      const Vec3 n = after[a].rotate(before[a].q.conjugate() * c.normal).normalized();
+      Contact& r = out[k];
+      r = c;
+      r.normal = n;
+      r.depth = (pa - pb).dot(n);
+      r.point = 0.5 * (pa + pb);
+    }
+  });
 }
 
 }  // namespace coulomb
