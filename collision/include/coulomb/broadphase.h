@@ -14,7 +14,8 @@
 //   covers (counting sort, so no hashing), the boxes sharing a cell are tested, and a pair is
 //   reported only from the first cell the two share (no duplicates, no hash set), in parallel
 //   over fixed ranges of cells (the caller's task arena), then sorted by a counting sort on the
-//   first index, so the list is the same on any thread count. Boxes that
+//   first index, so the list is the same on any thread count. A cell whose boxes are all static
+//   (fixed, or asleep: a resting pile) is not searched (issue 12). Boxes that
 //   are infinite or cover many cells (grounds, planes, walls) are tested against every box;
 //   when more than 1/32 of the boxes are that large (sizes over orders of magnitude), the grid
 //   hands the call to sweep and prune, which has no size assumption.
