@@ -108,8 +108,8 @@ void uniform_grid(const std::vector<Aabb>& boxes, const std::vector<std::uint8_t
   }
   for (std::size_t c = 0; c < ncells; ++c) cell_start[c + 1] += cell_start[c];
   // Each entry carries its box's first cell, read by every candidate pair (the funnel's falling
-  // bodies: about six candidates per pair).
-  // A cell whose boxes are all static (fixed or asleep) has no pair to report and is skipped.
+  // bodies: about six candidates per pair). A cell whose boxes are all static (fixed or asleep)
+  // has no pair to report: `moving` marks the others, and the search skips it.
   std::vector<Entry> entries(static_cast<std::size_t>(cell_start[ncells]));
   std::vector<int> fill(cell_start.begin(), cell_start.end() - 1);
   std::vector<std::uint8_t> moving(ncells, 0);

@@ -65,7 +65,7 @@ bool sharp_feature(const TriMesh& m, int t, const Vec3& u) {
     d[i] = m.vertices[std::size_t(tri[i])].dot(u);
     size = std::max(size, (m.vertices[std::size_t(tri[(i + 1) % 3])] - m.vertices[std::size_t(tri[i])]).norm());
   }
-  const double top = std::max({d[0], d[1], d[2]});
+  const double top = std::max(std::max(d[0], d[1]), d[2]);
   const std::uint8_t sharp = m.sharp_edges[std::size_t(t)];
   const auto edge = [&](int e) { return (sharp >> e) & 1u; };
   // With the tolerance, u more than 3 degrees from the face normal can still find all three

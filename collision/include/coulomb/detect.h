@@ -72,8 +72,8 @@ struct CoveredMotion {
 // are run: a pair whose bodies both moved as detection predicted stayed apart by more than the
 // envelope, since detection found no contact within its reach. With `motion` given, a pair is run
 // only if its bodies' relative motion since the detection, |shift_a - shift_b| + turn_a + turn_b,
-// exceeds half its reach then (detect.cpp). Parallel;
-// the output does not depend on the thread count.
+// exceeds half its reach then (detect.cpp). Parallel; the output does not depend on the thread
+// count.
 void detect_uncovered_pairs(const DetectInput& in, const std::vector<std::pair<int, int>>& pairs,
                             const std::vector<Contact>& covered, std::vector<Contact>& out,
                             const std::vector<std::uint8_t>* deflected = nullptr, const CoveredMotion* motion = nullptr);
