@@ -159,6 +159,29 @@ World::~World() = default;
 World::World(World&&) noexcept = default;
 World& World::operator=(World&&) noexcept = default;
 
+// The scene's bodies in the order `order` (new id -> old index), and every reference to them.
+void World::renumber_bodies(const std::vector<int>& order) {
+  const std::size_t nb = scene_.bodies.size();
+  bool identity = true;
+  for (std::size_t i = 0; i < nb; ++i) identity = identity && order[i] == int(i);
+  if (identity) return;
+  std::vector<int> id(nb);
+  std::vector<BodyDef> bodies(nb);
+  for (std::size_t i = 0; i < nb; ++i) {
+    const auto old = std::size_t(order[i]);
+    id[old] = int(i);
+    bodies[i] = std::move(scene_.bodies[old]);
+    if (bodies[i].pointer.empty()) bodies[i].pointer = "/bodies/" + std::to_string(old);  // errors name the scene's body
+  }
+  scene_.bodies = std::move(bodies);
+  const auto renumber = [&](int& body) { if (body >= 0) body = id[std::size_t(body)]; };
+  for (JointDef& j : scene_.joints) {
+    renumber(j.a);
+    renumber(j.b);
+  }
+  for (AttachDef& a : scene_.attachments) renumber(a.body);
+}
+
 World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)), settings_(settings) {
   solver_ = find_solver(scene_.solver);
   if (!solver_) throw InputError("/solver/type", "unknown solver '" + scene_.solver + "' (available: " + solver_names() + ")");
@@ -173,6 +196,7 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     throw InputError("/sleep", "sleeping islands need a velocity-level solver (prox-gs, prox-jacobi, pgs); '" +
                                    scene_.solver + "' keeps every body awake: remove \"sleep\" or pick one of those");
 
+  if (settings_.spatial_numbering) renumber_bodies(spatial_body_order(scene_));
   const std::size_t nb = scene_.bodies.size();
   state_.resize(int(nb));
   for (std::size_t i = 0; i < nb; ++i) {
