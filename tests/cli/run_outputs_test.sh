@@ -65,6 +65,26 @@ same_outputs "resume after kill -9" "$tmp/k9" "$tmp/ref"
 "$exe" run --resume "$tmp/k9" --quiet 2>"$tmp/err.txt"; rc=$?
 [ $rc -eq 2 ] && grep -q "not interrupted" "$tmp/err.txt" && ok || bad "resume of a complete run: exit $rc $(cat "$tmp/err.txt")"
 
+# body order: a run.json whose bodies were numbered otherwise (another build) is not resumed; one
+# written before the field existed numbered them in the scene's order, as this build does the tower
+"$exe" run "$scene" --out "$tmp/ord" --steps $steps --checkpoint-every 10 --quiet & pid=$!
+wait_steps "$tmp/ord" 30 || bad "body order: the run did not start"
+kill -INT $pid; wait $pid
+edit_manifest() {  # edit_manifest DIR PYTHON-STATEMENT-ON-m
+  python3 - "$1/run.json" "$2" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+exec(sys.argv[2])
+json.dump(m, open(sys.argv[1], "w"))
+PY
+}
+edit_manifest "$tmp/ord" 'm["body_order_fnv1a64"] = "0000000000000000"'
+"$exe" run --resume "$tmp/ord" --quiet 2>"$tmp/err.txt"; rc=$?
+[ $rc -eq 2 ] && grep -q "numbers the scene's bodies differently" "$tmp/err.txt" && ok || bad "resume with another body order: exit $rc $(cat "$tmp/err.txt")"
+edit_manifest "$tmp/ord" 'del m["body_order_fnv1a64"]'
+"$exe" run --resume "$tmp/ord" --quiet && ok || bad "resume of a run.json without body_order_fnv1a64"
+same_outputs "resume without body_order_fnv1a64" "$tmp/ord" "$tmp/ref"
+
 # sleeping islands (scene `sleep`): the tower falls asleep at step 20 with a 0.2 s sleep time; a
 # run interrupted around then resumes with the same rest timers and sleeping islands
 sleep_set='/sleep={"time": 0.2}'

@@ -151,7 +151,18 @@ int run(const RunArgs& given) {
       settings.islands = !a.no_islands;
       settings.broadphase = a.broadphase == "grid" ? BroadphaseType::Grid : BroadphaseType::SweepAndPrune;
       settings.max_speed = a.max_speed;
+      // bodies' names in id order: a large scene's ids follow space (World, spatial_body_order),
+      // and a checkpoint's State is by id, so a resumed run must number its bodies as it started
+      const auto names_hash = [](const auto& names) {
+        std::string all;
+        for (const std::string& n : names) all += n + '\n';
+        return fnv1a64_hex(all);
+      };
+      std::vector<std::string> listed;
+      for (const BodyDef& b : scene.bodies) listed.push_back(b.name);
+      const std::string scene_order = names_hash(listed);
       World world(std::move(scene), settings);
+      const std::string body_order = names_hash(world.model().name);
 
       std::error_code ec;
       std::filesystem::create_directories(out, ec);
@@ -167,6 +178,10 @@ int run(const RunArgs& given) {
         if (old.value("scene_fnv1a64", "") != scene_hash)
           throw InputError("--resume", "the scene file " + a.scene + " changed since the run started (fnv1a64 " +
                                            old.value("scene_fnv1a64", "?") + ", now " + scene_hash + ")");
+        // a run written before the field existed numbered its bodies in the scene's order
+        if (old.value("body_order_fnv1a64", scene_order) != body_order)
+          throw InputError("--resume", "this build numbers the scene's bodies differently from the run's start "
+                                       "(a checkpoint written by another version of coulomb?): run it again without --resume");
         const Checkpoint ck = read_checkpoint(out);
         run_id = old.value("run_id", "");
         if (ck.run_id != run_id)
@@ -190,6 +205,7 @@ int run(const RunArgs& given) {
                     {"args", resumable_args(a)},
                     {"scene", a.scene},
                     {"scene_fnv1a64", scene_hash},
+                    {"body_order_fnv1a64", body_order},
                     {"steps_done", 0},
                     {"total_steps", world.total_steps()},
                     {"started", utc_now()},
