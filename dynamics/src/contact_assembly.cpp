@@ -112,4 +112,48 @@ void assemble_gap_problem(const RigidModel& model, const RigidState& state, cons
   });
 }
 
+void assemble_gap_problem(const RigidModel& model, const RigidState& state, const std::vector<Contact>& contacts,
+                          const std::vector<std::uint8_t>* still, NormalProblem& out) {
+  const int nb = model.size();
+  const std::vector<std::uint8_t>& hold = still ? *still : model.fixed;
+  std::vector<double> inv_mass(std::size_t(nb), 0.0);
+  std::vector<Mat3> inv_inertia(std::size_t(nb), Mat3::Zero());
+  for (int i = 0; i < nb; ++i)
+    if (!hold[std::size_t(i)]) {
+      inv_mass[std::size_t(i)] = model.inv_mass[std::size_t(i)];
+      inv_inertia[std::size_t(i)] = world_inv_inertia(model, state, i);
+    }
+  const std::size_t n = contacts.size();
+  out.num_bodies = nb;
+  out.body_a.resize(n);
+  out.body_b.resize(n);
+  out.rows.resize(n);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kAssemblyGrain), [&](const auto& range) {
+    for (std::size_t k = range.begin(); k < range.end(); ++k) {
+      const Contact& c = contacts[k];
+      const auto a = std::size_t(c.body_a), b = std::size_t(c.body_b);
+      const Vec3& nrm = c.normal;
+      // seed 000 eq. 56, row 0 (contact_rows): J_n = [-n^T, -(r_a x n)^T; n^T, (r_b x n)^T]
+      const Vec3 ang_a = -(c.point - state.x[a]).cross(nrm), ang_b = (c.point - state.x[b]).cross(nrm);
+      const Vec3 minv_a = inv_inertia[a] * ang_a, minv_b = inv_inertia[b] * ang_b;  // eq. 59-60
+      NormalRow& r = out.rows[k];
+      for (int j = 0; j < 3; ++j) {
+        r.lin[j] = nrm[j];
+        r.ang_a[j] = ang_a[j];
+        r.ang_b[j] = ang_b[j];
+        r.minv_a[j] = minv_a[j];
+        r.minv_b[j] = minv_b[j];
+      }
+      r.inv_mass_a = inv_mass[a];
+      r.inv_mass_b = inv_mass[b];
+      r.b = -c.depth;  // eq. 49: the gap
+      r.a_nn = (r.inv_mass_a + r.inv_mass_b) * nrm.squaredNorm() + ang_a.dot(minv_a) + ang_b.dot(minv_b);
+      r.body_a = c.body_a;
+      r.body_b = c.body_b;
+      out.body_a[k] = c.body_a;
+      out.body_b[k] = c.body_b;
+    }
+  });
+}
+
 }  // namespace coulomb

@@ -115,6 +115,14 @@ void ContactProblem::body_impulse_response(const std::vector<Vec4>& lambda, cons
   if (joints.rows() > 0 && joint_lambda.size() == std::size_t(joints.rows())) joints.add_impulse_response(joint_lambda, w);
 }
 
+void NormalProblem::body_impulse_response(const std::vector<double>& lambda, std::vector<Vec6>& w) const {
+  w.assign(std::size_t(num_bodies), Vec6::Zero());
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const NormalRow& r = rows[k];
+    r.add_responses(lambda[k], w[std::size_t(r.body_a)], w[std::size_t(r.body_b)]);
+  }
+}
+
 void ContactProblem::contact_velocities(const std::vector<Vec6>& w, std::vector<Vec4>& v) const {
   v.resize(body_a.size());
   for (std::size_t k = 0; k < body_a.size(); ++k)

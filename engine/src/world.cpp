@@ -560,17 +560,17 @@ void World::stabilize() {
     gap_contacts_.insert(gap_contacts_.end(), added.begin(), added.end());
     std::sort(gap_contacts_.begin(), gap_contacts_.end(), contact_less);
   }
-  assemble_gap_problem(model_, state_, gap_contacts_, gap_problem_);
-  ContactSolution displacement;
+  // packed normal rows (contact_problem.h NormalProblem): the frictionless problem without the
+  // tangent rows and 4x4 blocks a ContactProblem would write and read back (issue 12)
+  assemble_gap_problem(model_, state_, gap_contacts_, still(), gap_problem_);
   SolverOptions opt;  // plain PGS: the scene's solver options belong to the velocity problem
   opt.max_iterations = scene_.solver_options.max_iterations;
   opt.abs_tol = scene_.solver_options.abs_tol;
   opt.rel_tol = scene_.solver_options.rel_tol;
   opt.warm_start = false;
-  opt.evaluate_merit = false;  // the displacements' merit is not reported
-  displacement.lambda.assign(gap_contacts_.size(), Vec4::Zero());
-  solve(&solve_pgs, gap_problem_, opt, gap_islands_, gap_island_scratch_, displacement);
-  gap_problem_.body_impulse_response(displacement.lambda, dw_);
+  build_islands(model_.size(), still() ? still_ : model_.fixed, gap_problem_.body_a, gap_problem_.body_b, gap_islands_);
+  solve_normal_pgs(gap_problem_, settings_.islands ? &gap_islands_ : nullptr, opt, gap_lambda_);
+  gap_problem_.body_impulse_response(gap_lambda_, dw_);
   apply_displacements(model_, dw_, state_, still());
 }
 

@@ -58,8 +58,10 @@
 #include "cpu_clock.h"
 
 #include <coulomb/contact_coloring.h>
+#include <coulomb/island_solve.h>
 #include <coulomb/merit.h>
 #include <coulomb/solver.h>
+#include <tbb/parallel_for.h>
 
 #include "sweep_team.h"
 
@@ -386,20 +388,11 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
 // A frictionless problem (every mu zero, no joints: post-stabilisation's gap problem, seed 000
 // eq. 49-50) solves only its normal rows, so a sweep needs of each contact only row 0 of J and
 // column 0 of M^-1 J^T. The matrix-free operator would stream the whole ContactRows (496 bytes),
-// A_kk and the 4-vectors for it; the packed normal rows below are 160 bytes, gathered in one pass
+// A_kk and the 4-vectors for it; packed normal rows (contact_problem.h NormalRow) are 160 bytes
 // (issue 12: at the funnel's landing the gap problem holds ~20,000 contacts, 10 MB of ContactRows
 // per sweep, which outgrow the caches). The arithmetic is pgs()'s for row 0, term for term (the
 // other rows' terms are exact zeros), so the impulses are the same; what this path leaves out it
 // does not support: orderings, colouring, history and the merit (solve_pgs checks).
-struct NormalRow {
-  double lin[3], ang_a[3], ang_b[3];  // row 0 of L, A_a, A_b (ContactRows)
-  double minv_a[3], minv_b[3];        // column 0 of I_a^-1 A_a^T, I_b^-1 A_b^T
-  double inv_mass_a, inv_mass_b;
-  double b, step;                     // b_n; sor / A_nn
-  int body_a, body_b;
-  bool responds;                      // A_nn > 0
-};
-
 bool frictionless(const ContactProblem& p, const SolverOptions& opt) {
   if (p.joints.count() > 0 || opt.pgs.ordering != PgsOrdering::Default || opt.graph_coloring || opt.record_history ||
       opt.evaluate_merit || opt.merit_tol > 0.0)
@@ -409,19 +402,70 @@ bool frictionless(const ContactProblem& p, const SolverOptions& opt) {
   return true;
 }
 
+// PGS sweeps over the contacts list[0..n) of p (all of them, in order, when list is null) from
+// the impulses l and their response w, to pgs's stopping test; then Theta over them (seed 001
+// eq. 22-23) and whether a row is unresolved (final_terms). Writes l and w only at those
+// contacts and their bodies with inverse mass.
+SolverStats normal_sweeps(const NormalProblem& p, const int* list, int n, const SolverOptions& opt, std::vector<double>& l,
+                          std::vector<Vec6>& w) {
+  SolverStats stats;
+  const auto contact = [&](int e) { return std::size_t(list ? list[e] : e); };
+  const auto velocity = [&](const NormalRow& r) { return r.velocity(w[std::size_t(r.body_a)], w[std::size_t(r.body_b)]); };
+  stats.converged = n == 0;
+  const double loop_start = detail::process_cpu_ms();
+  for (int it = 0; it < opt.max_iterations && n > 0; ++it) {
+    double max_delta = 0.0, max_lambda = 0.0;
+    for (int e = 0; e < n; ++e) {
+      const std::size_t k = contact(e);
+      const NormalRow& r = p.rows[k];
+      if (!(r.a_nn > 0.0)) continue;  // a row no body can respond to
+      double& x_ref = l[k];
+      const double x = std::max(0.0, x_ref - velocity(r) * (opt.pgs.sor / r.a_nn));
+      const double d = x - x_ref;
+      x_ref = x;
+      max_delta = std::isfinite(d) ? std::max(max_delta, std::abs(d)) : std::numeric_limits<double>::infinity();
+      max_lambda = std::max(max_lambda, std::abs(x));
+      if (d != 0.0) r.add_responses(d, w[std::size_t(r.body_a)], w[std::size_t(r.body_b)]);
+    }
+    stats.iterations = it + 1;
+    if (max_delta <= opt.abs_tol || max_delta <= opt.rel_tol * max_lambda) {
+      stats.converged = true;
+      break;
+    }
+  }
+  stats.sweep_ms = detail::process_cpu_ms() - loop_start;
+  stats.contact_sweeps = double(n) * stats.iterations;
+  double theta = 0.0;
+  bool unresolved = false;
+  for (int e = 0; e < n; ++e) {
+    const std::size_t k = contact(e);
+    const NormalRow& r = p.rows[k];
+    const double v = velocity(r);
+    const double h = row_residual(Vec4(l[k], 0.0, 0.0, 0.0), Vec4(v, 0.0, 0.0, 0.0), Vec3::Zero(), 0);
+    if (r.a_nn > 0.0) theta += h * h;
+    else unresolved = unresolved || std::abs(h) > opt.abs_tol;
+    unresolved = unresolved || !std::isfinite(l[k]) || !std::isfinite(v);
+  }
+  stats.residual = 0.5 * theta;
+  stats.merit = std::numeric_limits<double>::quiet_NaN();
+  if (!std::isfinite(stats.residual) || unresolved) stats.converged = false;
+  return stats;
+}
+
 SolverStats frictionless_pgs(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   const auto t0 = std::chrono::steady_clock::now();
   const int nc = p.num_contacts();
-  SolverStats stats;
   std::vector<Vec4>& lambda = sol.lambda;
   if (!opt.warm_start || int(lambda.size()) != nc) lambda.assign(std::size_t(nc), Vec4::Zero());
   sol.joint_lambda.clear();
-  std::vector<NormalRow> rows(static_cast<std::size_t>(nc));
+  NormalProblem packed;
+  packed.num_bodies = p.num_bodies();
+  packed.rows.resize(std::size_t(nc));
   std::vector<double> l(static_cast<std::size_t>(nc));
   for (int k = 0; k < nc; ++k) {
     const auto i = std::size_t(k);
     const ContactRows& c = p.rows[i];
-    NormalRow& n = rows[i];
+    NormalRow& n = packed.rows[i];
     for (int j = 0; j < 3; ++j) {
       n.lin[j] = c.lin(0, j);
       n.ang_a[j] = c.ang_a(0, j);
@@ -432,9 +476,7 @@ SolverStats frictionless_pgs(const ContactProblem& p, const SolverOptions& opt, 
     n.inv_mass_a = c.inv_mass_a;
     n.inv_mass_b = c.inv_mass_b;
     n.b = p.b[i][0];
-    const double a = p.A_diag[i](0, 0);
-    n.responds = a > 0.0;
-    n.step = n.responds ? opt.pgs.sor / a : 0.0;
+    n.a_nn = p.A_diag[i](0, 0);
     n.body_a = p.body_a[i];
     n.body_b = p.body_b[i];
     lambda[i] = Vec4(std::max(0.0, lambda[i][0]), 0.0, 0.0, 0.0);  // project_onto_box with mu = 0
@@ -442,76 +484,55 @@ SolverStats frictionless_pgs(const ContactProblem& p, const SolverOptions& opt, 
   }
   std::vector<Vec6> w;
   p.body_impulse_response(lambda, w);  // the operator's reset
-  // v_n = J_n w + b_n in ContactRows::velocity's order
-  const auto velocity = [&](const NormalRow& n) {
-    const Vec6& wa = w[std::size_t(n.body_a)];
-    const Vec6& wb = w[std::size_t(n.body_b)];
-    double v = n.lin[0] * (wb[0] - wa[0]);
-    v += n.lin[1] * (wb[1] - wa[1]);
-    v += n.lin[2] * (wb[2] - wa[2]);
-    for (int j = 0; j < 3; ++j) v += n.ang_a[j] * wa[3 + j];
-    for (int j = 0; j < 3; ++j) v += n.ang_b[j] * wb[3 + j];
-    return v + n.b;
-  };
-  stats.converged = nc == 0;
-  const double loop_start = detail::process_cpu_ms();
-  for (int it = 0; it < opt.max_iterations && nc > 0; ++it) {
-    double max_delta = 0.0, max_lambda = 0.0;
-    for (int k = 0; k < nc; ++k) {
-      const NormalRow& n = rows[std::size_t(k)];
-      if (!n.responds) continue;  // a row no body can respond to
-      double& x_ref = l[std::size_t(k)];
-      const double x = std::max(0.0, x_ref - velocity(n) * n.step);
-      const double d = x - x_ref;
-      x_ref = x;
-      max_delta = std::isfinite(d) ? std::max(max_delta, std::abs(d)) : std::numeric_limits<double>::infinity();
-      max_lambda = std::max(max_lambda, std::abs(x));
-      if (d == 0.0) continue;
-      // ContactRows::add_responses with (d, 0, 0, 0); a fixed body is not written
-      const double p0 = n.lin[0] * d, p1 = n.lin[1] * d, p2 = n.lin[2] * d;
-      if (n.inv_mass_a > 0.0) {
-        Vec6& wa = w[std::size_t(n.body_a)];
-        wa[0] -= n.inv_mass_a * p0;
-        wa[1] -= n.inv_mass_a * p1;
-        wa[2] -= n.inv_mass_a * p2;
-        for (int j = 0; j < 3; ++j) wa[3 + j] += n.minv_a[j] * d;
-      }
-      if (n.inv_mass_b > 0.0) {
-        Vec6& wb = w[std::size_t(n.body_b)];
-        wb[0] += n.inv_mass_b * p0;
-        wb[1] += n.inv_mass_b * p1;
-        wb[2] += n.inv_mass_b * p2;
-        for (int j = 0; j < 3; ++j) wb[3 + j] += n.minv_b[j] * d;
-      }
-    }
-    stats.iterations = it + 1;
-    if (max_delta <= opt.abs_tol || max_delta <= opt.rel_tol * max_lambda) {
-      stats.converged = true;
-      break;
-    }
-  }
-  stats.sweep_ms = detail::process_cpu_ms() - loop_start;
-  stats.contact_sweeps = double(nc) * stats.iterations;
-  // final_terms over the normal rows: Theta (seed 001 eq. 22-23) and the unresolved rows
-  double theta = 0.0;
-  bool unresolved = false;
-  for (int k = 0; k < nc; ++k) {
-    const auto i = std::size_t(k);
-    lambda[i][0] = l[i];
-    const double v = velocity(rows[i]);
-    const double h = row_residual(lambda[i], Vec4(v, 0.0, 0.0, 0.0), p.mu[i], 0);
-    if (rows[i].responds) theta += h * h;
-    else unresolved = unresolved || std::abs(h) > opt.abs_tol;
-    unresolved = unresolved || !std::isfinite(l[i]) || !std::isfinite(v);
-  }
-  stats.residual = 0.5 * theta;
-  stats.merit = std::numeric_limits<double>::quiet_NaN();
-  if (!std::isfinite(stats.residual) || unresolved) stats.converged = false;
+  SolverStats stats = normal_sweeps(packed, nullptr, nc, opt, l, w);
+  for (int k = 0; k < nc; ++k) lambda[std::size_t(k)][0] = l[std::size_t(k)];
   stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return stats;
 }
 
 }  // namespace
+
+SolverStats solve_normal_pgs(const NormalProblem& p, const Islands* islands, const SolverOptions& opt,
+                             std::vector<double>& lambda) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int nc = p.num_contacts();
+  if (!opt.warm_start || int(lambda.size()) != nc) lambda.assign(std::size_t(nc), 0.0);
+  for (double& x : lambda) x = std::max(0.0, x);  // project_onto_box with mu = 0
+  std::vector<Vec6> w;
+  p.body_impulse_response(lambda, w);
+  int ni = 0, largest = 0;
+  if (islands) {
+    if (islands->contact_island.size() != std::size_t(nc) || islands->body_island.size() != std::size_t(p.num_bodies))
+      throw std::invalid_argument("solve_normal_pgs: the islands are not those of this problem");
+    for (const NormalRow& r : p.rows)  // islands share only bodies outside them: those must not move
+      if ((r.inv_mass_a > 0.0 && islands->body_island[std::size_t(r.body_a)] < 0) ||
+          (r.inv_mass_b > 0.0 && islands->body_island[std::size_t(r.body_b)] < 0))
+        throw std::invalid_argument("solve_normal_pgs: a body outside every island has an inverse mass");
+    ni = islands->count();
+    for (int i = 0; i < ni; ++i) largest = std::max(largest, islands->contact_count(i));
+  }
+  SolverStats stats;
+  if (ni <= 1 || 16 * std::int64_t(largest) >= 15 * std::int64_t(nc)) {  // as solve_islands
+    stats = normal_sweeps(p, nullptr, nc, opt, lambda, w);
+  } else {
+    std::vector<SolverStats> part(static_cast<std::size_t>(ni));
+    tbb::parallel_for(0, ni, [&](int i) {
+      const int first = islands->contact_start[std::size_t(i)];
+      part[std::size_t(i)] = normal_sweeps(p, islands->contacts.data() + first, islands->contact_count(i), opt, lambda, w);
+    });
+    stats.converged = true;
+    for (const SolverStats& s : part) {  // in island order: the same sums on any thread count
+      stats.iterations = std::max(stats.iterations, s.iterations);
+      stats.residual = std::max(stats.residual, s.residual);
+      stats.converged = stats.converged && s.converged;
+      stats.sweep_ms += s.sweep_ms;
+      stats.contact_sweeps += s.contact_sweeps;
+    }
+    stats.merit = std::numeric_limits<double>::quiet_NaN();
+  }
+  stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return stats;
+}
 
 SolverStats solve_pgs(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   if (opt.pgs.ordering == PgsOrdering::Cp && p.point.size() != std::size_t(p.num_contacts()))

@@ -1,8 +1,11 @@
 // PGS (seed 001 section 4) on small problems with known solutions.
 #include <coulomb/contact_assembly.h>
+#include <coulomb/island_solve.h>
+#include <coulomb/islands.h>
 #include <coulomb/merit.h>
 #include <coulomb/solver.h>
 #include <gtest/gtest.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <cmath>
@@ -245,4 +248,151 @@ TEST(Pgs, FrictionlessProblemsTakeThePackedPathWithTheSameImpulses) {
     EXPECT_GT(active, 5);  // the displacements act: not a trivially zero solution
     EXPECT_TRUE(std::isnan(a.merit));
   }
+}
+
+namespace {
+
+// A frictionless gap problem's data: nb bodies (the first two fixed) at random places, random
+// contacts between them with random gaps, sorted by body pair. With `chains`, the moving bodies
+// form separate islands (contacts only within bodies 2-4, 5-7, ..., and with the fixed ones).
+struct GapScene {
+  RigidModel model;
+  RigidState st;
+  std::vector<Contact> contacts;
+};
+
+GapScene gap_scene(int nb, int contacts, unsigned seed, bool chains) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  GapScene g;
+  g.st.resize(nb);
+  for (int b = 0; b < nb; ++b) {
+    g.model.add(std::to_string(b), 0, 0, b < 2, b < 2 ? 0.0 : 1.0 + u(rng) * 0.5,
+                Vec3(0.1, 0.2, 0.15) * (1.2 + u(rng) * 0.2), Pose{});
+    g.st.x[std::size_t(b)] = Vec3(u(rng), u(rng), u(rng));
+    g.st.q[std::size_t(b)] = Quat(Eigen::AngleAxisd(3.0 * u(rng), Vec3(u(rng), u(rng), 1.0).normalized()));
+  }
+  while (int(g.contacts.size()) < contacts) {
+    int a = int((u(rng) + 1.0) * 0.5 * nb) % nb, b = int((u(rng) + 1.0) * 0.5 * nb) % nb;
+    if (a == b || (a < 2 && b < 2)) continue;
+    if (chains && a >= 2 && b >= 2 && (a - 2) / 3 != (b - 2) / 3) continue;
+    if (a > b) std::swap(a, b);
+    const Vec3 n = Vec3(u(rng), u(rng), u(rng)).normalized();
+    g.contacts.push_back(Contact{a, b, 0.5 * (g.st.x[std::size_t(a)] + g.st.x[std::size_t(b)]), n, 0.02 * u(rng), -1, -1});
+  }
+  std::sort(g.contacts.begin(), g.contacts.end(), contact_less);
+  return g;
+}
+
+}  // namespace
+
+// Post-stabilisation's packed normal rows hold the ContactProblem's row 0, column 0 and A_nn
+// (up to the rounding of A_nn's sum), b = the gap; a body held still gets no inverse mass.
+TEST(Pgs, PackedGapRowsAreTheGapProblemsNormalRows) {
+  const GapScene g = gap_scene(12, 60, 4, false);
+  ContactProblem full;
+  assemble_gap_problem(g.model, g.st, g.contacts, full);
+  NormalProblem packed;
+  assemble_gap_problem(g.model, g.st, g.contacts, nullptr, packed);
+  ASSERT_EQ(packed.num_contacts(), full.num_contacts());
+  EXPECT_EQ(packed.num_bodies, full.num_bodies());
+  for (int k = 0; k < full.num_contacts(); ++k) {
+    const auto i = std::size_t(k);
+    const ContactRows& c = full.rows[i];
+    const NormalRow& n = packed.rows[i];
+    for (int j = 0; j < 3; ++j) {
+      EXPECT_EQ(n.lin[j], c.lin(0, j));
+      EXPECT_EQ(n.ang_a[j], c.ang_a(0, j));
+      EXPECT_EQ(n.ang_b[j], c.ang_b(0, j));
+      EXPECT_NEAR(n.minv_a[j], c.minv_ang_a(j, 0), 1e-14 * (1.0 + std::abs(c.minv_ang_a(j, 0))));
+      EXPECT_NEAR(n.minv_b[j], c.minv_ang_b(j, 0), 1e-14 * (1.0 + std::abs(c.minv_ang_b(j, 0))));
+    }
+    EXPECT_EQ(n.inv_mass_a, c.inv_mass_a);
+    EXPECT_EQ(n.inv_mass_b, c.inv_mass_b);
+    EXPECT_EQ(n.b, full.b[i][0]);
+    EXPECT_NEAR(n.a_nn, full.A_diag[i](0, 0), 1e-13 * full.A_diag[i](0, 0));
+    EXPECT_EQ(n.body_a, full.body_a[i]);
+    EXPECT_EQ(packed.body_b[i], full.body_b[i]);
+  }
+  // body 5 held still (asleep): its rows lose its inverse mass and inertia, no one else's do
+  std::vector<std::uint8_t> still = g.model.fixed;
+  still[5] = 1;
+  NormalProblem held;
+  assemble_gap_problem(g.model, g.st, g.contacts, &still, held);
+  int touching = 0;
+  for (int k = 0; k < held.num_contacts(); ++k) {
+    const NormalRow &h = held.rows[std::size_t(k)], &n = packed.rows[std::size_t(k)];
+    if (h.body_a == 5 || h.body_b == 5) ++touching;
+    EXPECT_EQ(h.inv_mass_a, h.body_a == 5 ? 0.0 : n.inv_mass_a);
+    EXPECT_EQ(h.inv_mass_b, h.body_b == 5 ? 0.0 : n.inv_mass_b);
+    if (h.body_b == 5) EXPECT_EQ(Vec3(h.minv_b[0], h.minv_b[1], h.minv_b[2]), Vec3::Zero());
+  }
+  EXPECT_GT(touching, 0);
+}
+
+// solve_normal_pgs on the packed rows finds pgs's impulses on the ContactProblem (the same sweep;
+// A_nn rounds differently), swept whole without islands; with islands, each island stops on its
+// own test, as solve_islands does, and the impulses are the same bits on 1 and 2 threads.
+TEST(Pgs, NormalPgsSolvesTheGapProblemWholeAndByIsland) {
+  SolverOptions o;
+  o.max_iterations = 5000;
+  o.abs_tol = o.rel_tol = 1e-10;
+  o.warm_start = false;
+  o.evaluate_merit = false;
+  for (const bool chains : {false, true}) {
+    const GapScene g = gap_scene(32, 90, 9, chains);
+    ContactProblem full;
+    assemble_gap_problem(g.model, g.st, g.contacts, full);
+    NormalProblem packed;
+    assemble_gap_problem(g.model, g.st, g.contacts, nullptr, packed);
+    Islands islands;
+    build_islands(g.model.size(), g.model.fixed, packed.body_a, packed.body_b, islands);
+    if (chains) ASSERT_GT(islands.count(), 5);
+    ContactSolution reference;
+    reference.lambda.assign(g.contacts.size(), Vec4::Zero());  // solve_islands reads the warm start
+    const SolverStats r = chains ? solve_islands(find_solver("pgs")->solve, full, islands, o, reference)
+                                 : find_solver("pgs")->solve(full, o, reference);
+    std::vector<double> one, two;
+    const SolverStats s = solve_normal_pgs(packed, chains ? &islands : nullptr, o, one);
+    tbb::task_arena(2).execute([&] { solve_normal_pgs(packed, chains ? &islands : nullptr, o, two); });
+    EXPECT_TRUE(r.converged);
+    EXPECT_TRUE(s.converged);
+    EXPECT_TRUE(std::isnan(s.merit));
+    ASSERT_EQ(one.size(), reference.lambda.size());
+    int active = 0;
+    for (std::size_t k = 0; k < one.size(); ++k) {
+      EXPECT_NEAR(one[k], reference.lambda[k][0], 1e-9 * (1.0 + std::abs(reference.lambda[k][0]))) << "contact " << k;
+      EXPECT_EQ(one[k], two[k]) << "contact " << k;
+      active += one[k] > 0.0;
+    }
+    EXPECT_GT(active, 5);
+    // the response of the impulses is the ContactProblem's
+    std::vector<Vec6> w_packed, w_full;
+    packed.body_impulse_response(one, w_packed);
+    std::vector<Vec4> l4(one.size(), Vec4::Zero());
+    for (std::size_t k = 0; k < one.size(); ++k) l4[k][0] = one[k];
+    full.body_impulse_response(l4, w_full);
+    for (int b = 0; b < g.model.size(); ++b)
+      EXPECT_NEAR((w_packed[std::size_t(b)] - w_full[std::size_t(b)]).norm(), 0.0, 1e-12) << "body " << b;
+  }
+}
+
+// Islands share only bodies that do not move; a problem that gives such a body an inverse mass
+// would let two islands write it at once, and is refused.
+TEST(Pgs, NormalPgsRefusesIslandsThatShareAMovingBody) {
+  const GapScene g = gap_scene(32, 90, 9, true);
+  NormalProblem packed;
+  assemble_gap_problem(g.model, g.st, g.contacts, nullptr, packed);
+  std::vector<std::uint8_t> still = g.model.fixed;
+  still[2] = 1;  // islands built with body 2 held still, rows that still move it
+  Islands islands;
+  build_islands(g.model.size(), still, packed.body_a, packed.body_b, islands);
+  SolverOptions o;
+  std::vector<double> l;
+  EXPECT_THROW(solve_normal_pgs(packed, &islands, o, l), std::invalid_argument);
+  Islands other;  // another problem's: half the contacts
+  const std::vector<int> half_a(packed.body_a.begin(), packed.body_a.begin() + 40),
+      half_b(packed.body_b.begin(), packed.body_b.begin() + 40);
+  build_islands(g.model.size(), g.model.fixed, half_a, half_b, other);
+  EXPECT_THROW(solve_normal_pgs(packed, &other, o, l), std::invalid_argument);
 }

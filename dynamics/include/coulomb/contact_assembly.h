@@ -5,6 +5,7 @@
 #include <coulomb/contact_problem.h>
 #include <coulomb/rigid_bodies.h>
 
+#include <cstdint>
 #include <vector>
 
 namespace coulomb {
@@ -51,5 +52,12 @@ namespace coulomb {
 // finds the contact displacements lambda >= 0 with J M^-1 J^T lambda + g >= 0.
 void assemble_gap_problem(const RigidModel& model, const RigidState& state, const std::vector<Contact>& contacts,
                           ContactProblem& out);
+// The same problem in packed normal rows (what post-stabilisation solves, solve_normal_pgs): the
+// same J_n, b = g and A_nn, without the ContactProblem's tangent rows and 4x4 blocks. A body
+// marked in `still` (fixed or asleep; null: the model's fixed bodies) gets no inverse mass, so
+// that it neither moves nor takes a share of the displacement. Contacts in parallel, the same
+// bits on any thread count.
+void assemble_gap_problem(const RigidModel& model, const RigidState& state, const std::vector<Contact>& contacts,
+                          const std::vector<std::uint8_t>* still, NormalProblem& out);
 
 }  // namespace coulomb

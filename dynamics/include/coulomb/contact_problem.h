@@ -161,6 +161,58 @@ struct ContactProblem {
   void contact_velocities(const std::vector<Vec6>& w, std::vector<Vec4>& v) const;
 };
 
+// One contact's normal row, packed: what a frictionless problem needs of a contact (row 0 of J
+// and column 0 of M^-1 J^T, ContactRows' first row and column), 160 bytes where a ContactProblem
+// keeps 496 of ContactRows, 128 of A_kk and its 4-vectors. Post-stabilisation's position problem
+// (seed 000 eq. 49-50) is frictionless; at the funnel's landing it holds ~20,000 contacts, on
+// 16,000 boxes in a pile ~93,000, whose full rows outgrow the caches (issue 12).
+struct NormalRow {
+  double lin[3], ang_a[3], ang_b[3];  // J_n = [-n, ang_a; n, ang_b]: n, -(r_a x n), r_b x n
+  double minv_a[3], minv_b[3];        // I_a^-1 ang_a^T, I_b^-1 ang_b^T
+  double inv_mass_a, inv_mass_b;      // 0: a body that does not move (fixed, or held still)
+  double b, a_nn;                     // v_n = J_n w + b; A_nn = J_n M^-1 J_n^T
+  int body_a, body_b;
+
+  // v_n = J_n w + b, in ContactRows::velocity's order
+  COULOMB_HOT_INLINE double velocity(const Vec6& wa, const Vec6& wb) const {
+    double v = lin[0] * (wb[0] - wa[0]);
+    v += lin[1] * (wb[1] - wa[1]);
+    v += lin[2] * (wb[2] - wa[2]);
+    for (int j = 0; j < 3; ++j) v += ang_a[j] * wa[3 + j];
+    for (int j = 0; j < 3; ++j) v += ang_b[j] * wb[3 + j];
+    return v + b;
+  }
+  // w_a += M_a^-1 J_a^T l and w_b += M_b^-1 J_b^T l (ContactRows::add_responses with (l, 0, 0,
+  // 0)); a body with no inverse mass is not written, so that islands sharing a fixed body can be
+  // swept side by side
+  COULOMB_HOT_INLINE void add_responses(double l, Vec6& wa, Vec6& wb) const {
+    const double p0 = lin[0] * l, p1 = lin[1] * l, p2 = lin[2] * l;
+    if (inv_mass_a > 0.0) {
+      wa[0] -= inv_mass_a * p0;
+      wa[1] -= inv_mass_a * p1;
+      wa[2] -= inv_mass_a * p2;
+      for (int j = 0; j < 3; ++j) wa[3 + j] += minv_a[j] * l;
+    }
+    if (inv_mass_b > 0.0) {
+      wb[0] += inv_mass_b * p0;
+      wb[1] += inv_mass_b * p1;
+      wb[2] += inv_mass_b * p2;
+      for (int j = 0; j < 3; ++j) wb[3 + j] += minv_b[j] * l;
+    }
+  }
+};
+
+// A frictionless contact problem in packed normal rows (contact_assembly.h assemble_gap_problem;
+// solvers: solve_normal_pgs). The body ids are kept beside the rows too, for build_islands.
+struct NormalProblem {
+  int num_bodies = 0;
+  std::vector<int> body_a, body_b;  // (nc) rows[k].body_a, rows[k].body_b
+  std::vector<NormalRow> rows;      // (nc)
+  int num_contacts() const { return int(rows.size()); }
+  // w = M^-1 J_n^T lambda, per body (nb x 6), summed in contact order
+  void body_impulse_response(const std::vector<double>& lambda, std::vector<Vec6>& w) const;
+};
+
 // Solver output: one impulse 4-vector (normal, t, s, tau) per contact (unit: N s, N m s).
 // Joint rows' impulses follow in joint_lambda (one per JointRows row; N s or N m s).
 struct ContactSolution {

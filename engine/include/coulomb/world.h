@@ -238,11 +238,12 @@ class World {
   std::vector<double> turn_;    // (nb) |w| r dt at the current detection (DetectInput::turn)
   std::vector<std::uint8_t> touched_hint_;  // (nb) DetectInput::touched_hint
   ContactProblem problem_;
-  ContactProblem gap_problem_;         // post-stabilisation
+  NormalProblem gap_problem_;          // post-stabilisation, and its displacements
+  std::vector<double> gap_lambda_;
   std::vector<Contact> gap_contacts_;  // post-stabilisation
   ContactSolution solution_;
   Islands islands_, gap_islands_;
-  IslandScratch island_scratch_, gap_island_scratch_;  // solve_islands' kept sub-problems
+  IslandScratch island_scratch_;  // solve_islands' kept sub-problems
 
   // warm start caches (State): last step's contacts (body a frame point) and world impulses,
   // and the joint rows' impulses

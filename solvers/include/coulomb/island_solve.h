@@ -41,4 +41,17 @@ struct IslandScratch {
 SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Islands& islands,
                           const SolverOptions& opt, ContactSolution& solution, IslandScratch* scratch = nullptr);
 
+// PGS on a frictionless problem in packed normal rows (post-stabilisation's gap problem,
+// contact_problem.h NormalProblem; pgs.cpp): pgs's sweep of the normal row (seed 001 eq. 16-18,
+// opt.pgs.sor) with its stopping test (opt.abs_tol, opt.rel_tol, opt.max_iterations), cold or
+// warm-started from `lambda` (opt.warm_start; one impulse per contact, projected onto lambda >= 0).
+// With `islands` (built over p.body_a, p.body_b), island by island in parallel as solve_islands
+// does, in place: no island is copied, each sweeps its contacts in global order and stops on its
+// own test; the islands' shared bodies must have no inverse mass in p (std::invalid_argument
+// otherwise), so that no two islands write one body. A problem whose largest island holds at
+// least 15/16 of the contacts, or no `islands`, is swept whole. The same bits on any thread count.
+// Stats as solve_islands' (iterations the largest, residual the largest Theta, no merit: NaN).
+SolverStats solve_normal_pgs(const NormalProblem& p, const Islands* islands, const SolverOptions& opt,
+                             std::vector<double>& lambda);
+
 }  // namespace coulomb
