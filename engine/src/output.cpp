@@ -42,7 +42,7 @@ nlohmann::json stats_json(const StepStats& s) {
 
 nlohmann::json final_state_json(const World& world) {
   nlohmann::json bodies = nlohmann::json::array();
-  for (int i = 0; i < world.body_count(); ++i) {
+  for (const int i : world.scene_order()) {  // the scene's order, whatever the ids (World::scene_order)
     const BodyState b = world.body(i);
     bodies.push_back({{"name", b.name},
                       {"position", vec(b.position)},
@@ -118,7 +118,7 @@ nlohmann::json geometry_json(const World& world) {
   nlohmann::json materials = nlohmann::json::array();
   for (const MaterialDef& m : scene.materials) materials.push_back(m.name);
   nlohmann::json bodies = nlohmann::json::array();
-  for (int i = 0; i < world.body_count(); ++i) {
+  for (const int i : world.scene_order()) {
     const BodyState b = world.body(i);
     bodies.push_back({{"name", b.name},
                       {"shape", world.model().shape[std::size_t(i)]},
@@ -146,7 +146,8 @@ nlohmann::json geometry_json(const World& world) {
       const BodyDef& d = scene.bodies[std::size_t(body)];
       return vec(Pose{d.position, d.orientation.normalized()}.apply_inverse(j.anchor));
     };
-    joints.push_back({{"name", j.name}, {"type", joint_type_name(j.type)}, {"a", j.a}, {"b", j.b},
+    const auto listed = [&](int body) { return body < 0 ? body : world.scene_index(body); };  // as `bodies` lists them
+    joints.push_back({{"name", j.name}, {"type", joint_type_name(j.type)}, {"a", listed(j.a)}, {"b", listed(j.b)},
                       {"anchor_a", local(j.a)}, {"anchor_b", local(j.b)}});
   }
   return {{"format", "coulomb-geometry/1"},
@@ -170,7 +171,7 @@ nlohmann::json geometry_json(const World& world) {
 
 nlohmann::json frame_json(const World& world) {
   nlohmann::json bodies = nlohmann::json::array();
-  for (int i = 0; i < world.body_count(); ++i) {
+  for (const int i : world.scene_order()) {
     const BodyState b = world.body(i);
     bodies.push_back({vec(b.position), quat(b.orientation)});
   }

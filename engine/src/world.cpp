@@ -162,6 +162,9 @@ World& World::operator=(World&&) noexcept = default;
 // The scene's bodies in the order `order` (new id -> old index), and every reference to them.
 void World::renumber_bodies(const std::vector<int>& order) {
   const std::size_t nb = scene_.bodies.size();
+  scene_index_ = order;
+  scene_order_.resize(nb);
+  for (std::size_t i = 0; i < nb; ++i) scene_order_[std::size_t(order[i])] = int(i);
   bool identity = true;
   for (std::size_t i = 0; i < nb; ++i) identity = identity && order[i] == int(i);
   if (identity) return;
@@ -196,7 +199,9 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     throw InputError("/sleep", "sleeping islands need a velocity-level solver (prox-gs, prox-jacobi, pgs); '" +
                                    scene_.solver + "' keeps every body awake: remove \"sleep\" or pick one of those");
 
-  if (settings_.spatial_numbering) renumber_bodies(spatial_body_order(scene_));
+  std::vector<int> identity(scene_.bodies.size());
+  for (std::size_t i = 0; i < identity.size(); ++i) identity[i] = int(i);
+  renumber_bodies(settings_.spatial_numbering ? spatial_body_order(scene_) : identity);
   const std::size_t nb = scene_.bodies.size();
   state_.resize(int(nb));
   for (std::size_t i = 0; i < nb; ++i) {
@@ -327,6 +332,11 @@ int World::find_soft_body(const std::string& name) const {
   for (int i = 0; i < soft_body_count(); ++i)
     if (soft_[std::size_t(i)].name == name) return i;
   return -1;
+}
+
+int World::scene_index(int id) const {
+  check_id("scene_index", "body", id, body_count());
+  return scene_index_[std::size_t(id)];
 }
 
 int World::find_body(const std::string& name) const {

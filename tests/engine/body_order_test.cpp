@@ -2,6 +2,7 @@
 // scaling): fixed bodies first in the scene's order, moving ones along a space-filling curve of
 // their starting positions, every reference renumbered with them, small scenes untouched.
 #include <coulomb/error.h>
+#include <coulomb/output.h>
 #include <coulomb/world.h>
 #include <gtest/gtest.h>
 
@@ -76,6 +77,21 @@ TEST(BodyOrder, ALargeSceneIsNumberedInSpaceWithItsReferences) {
     EXPECT_EQ(spatial.body(id).position, listed.body(listed.find_body(name)).position);
     EXPECT_EQ(spatial.scene().bodies[std::size_t(id)].name, name);  // scene() lists the bodies in id order
   }
+  // scene_order() and scene_index() map between the two numberings, and the run outputs list
+  // the bodies (and name the joints' bodies) in the scene's order whatever the ids
+  const nlohmann::json final_state = final_state_json(spatial), geometry = geometry_json(spatial);
+  const nlohmann::json frame = frame_json(spatial), listed_frame = frame_json(listed);
+  for (int k = 0; k <= n; ++k) {
+    const int id = spatial.scene_order()[std::size_t(k)];
+    EXPECT_EQ(spatial.scene_index(id), k);
+    EXPECT_EQ(spatial.model().name[std::size_t(id)], listed.model().name[std::size_t(k)]);
+    EXPECT_EQ(final_state["bodies"][std::size_t(k)]["name"], listed.model().name[std::size_t(k)]);
+    EXPECT_EQ(geometry["bodies"][std::size_t(k)]["name"], listed.model().name[std::size_t(k)]);
+    EXPECT_EQ(frame["bodies"][std::size_t(k)], listed_frame["bodies"][std::size_t(k)]);
+  }
+  EXPECT_EQ(geometry["joints"][0]["a"], 3);  // ball_3 is the scene's fourth body
+  EXPECT_EQ(geometry["joints"][0]["b"], 7);
+  EXPECT_THROW(spatial.scene_index(n + 1), std::out_of_range);
   ASSERT_EQ(spatial.joints().size(), 1u);
   EXPECT_EQ(spatial.joints()[0].a, spatial.find_body("ball_3"));
   EXPECT_EQ(spatial.joints()[0].b, spatial.find_body("ball_7"));

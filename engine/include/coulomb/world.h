@@ -146,6 +146,11 @@ class World {
   // The position-level problem of the last step, with its impulses (xpbd-jacobi only).
   const PositionProblem& last_position_problem() const { return pproblem_; }
   int find_body(const std::string& name) const;  // -1 if there is none
+  // The ids in the scene's order: scene_order()[k] is the id of the k-th rigid body of the scene
+  // (explicit bodies, then generated ones); scene_index(id) the inverse. The identity unless the
+  // bodies were numbered in space (spatial_body_order). The run outputs list bodies in this order.
+  const std::vector<int>& scene_order() const { return scene_order_; }
+  int scene_index(int id) const;
   // Ids are 0..body_count()-1; any other id (e.g. find_body's -1) throws std::out_of_range naming it.
   BodyState body(int id) const;
   const RigidModel& model() const { return model_; }
@@ -256,6 +261,7 @@ class World {
   SleepState sleep_;                 // (State) rest timers and sleeping islands
   std::vector<std::uint8_t> still_;  // (nb) fixed or sleeping, this step (scratch)
 
+  std::vector<int> scene_order_, scene_index_;  // scene index -> id, id -> scene index
   std::vector<JointConstraint> joints_;  // the model's rigid joints
   void update_drives();                  // drive targets for the coming step (scene schedules)
   std::vector<std::pair<int, int>> jointed_pairs_;  // (a < b) pairs that do not collide, sorted
