@@ -335,7 +335,10 @@ int World::find_soft_body(const std::string& name) const {
 }
 
 int World::scene_index(int id) const {
-  check_id("scene_index", "body", id, body_count());
+  if (id < 0 || id >= body_count())
+    throw std::out_of_range("World::scene_index: body id " + std::to_string(id) + " is out of range (" +
+                            (body_count() == 0 ? std::string("the world has none")
+                                               : "valid ids are 0.." + std::to_string(body_count() - 1)) + ")");
   return scene_index_[std::size_t(id)];
 }
 
