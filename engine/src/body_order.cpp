@@ -1,10 +1,13 @@
-// The rigid bodies' spatial numbering (world.h, spatial_body_order).
+// The rigid bodies' numbering (world.h, spatial_body_order; World::renumber_bodies, scene_index).
 #include <coulomb/world.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 
 namespace coulomb {
 
@@ -22,10 +25,15 @@ std::uint32_t spread_bits(std::uint32_t x) {
 
 }  // namespace
 
+std::vector<int> scene_order_of(const SceneDef& scene) {
+  std::vector<int> order(scene.bodies.size());
+  std::iota(order.begin(), order.end(), 0);
+  return order;
+}
+
 std::vector<int> spatial_body_order(const SceneDef& scene) {
   const std::size_t nb = scene.bodies.size();
-  std::vector<int> order(nb);
-  std::iota(order.begin(), order.end(), 0);
+  std::vector<int> order = scene_order_of(scene);
   std::vector<int> moving;
   Vec3 lo = Vec3::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
   for (std::size_t i = 0; i < nb; ++i) {
@@ -49,6 +57,40 @@ std::vector<int> spatial_body_order(const SceneDef& scene) {
     if (scene.bodies[i].fixed) order.push_back(int(i));
   order.insert(order.end(), moving.begin(), moving.end());
   return order;
+}
+
+// The scene's bodies in the order `order` (new id -> old index), and every reference to them.
+void World::renumber_bodies(const std::vector<int>& order) {
+  const std::size_t nb = scene_.bodies.size();
+  scene_index_ = order;
+  scene_order_.resize(nb);
+  for (std::size_t i = 0; i < nb; ++i) scene_order_[std::size_t(order[i])] = int(i);
+  bool identity = true;
+  for (std::size_t i = 0; i < nb; ++i) identity = identity && order[i] == int(i);
+  if (identity) return;
+  std::vector<int> id(nb);
+  std::vector<BodyDef> bodies(nb);
+  for (std::size_t i = 0; i < nb; ++i) {
+    const auto old = std::size_t(order[i]);
+    id[old] = int(i);
+    bodies[i] = std::move(scene_.bodies[old]);
+    if (bodies[i].pointer.empty()) bodies[i].pointer = "/bodies/" + std::to_string(old);  // errors name the scene's body
+  }
+  scene_.bodies = std::move(bodies);
+  const auto renumber = [&](int& body) { if (body >= 0) body = id[std::size_t(body)]; };
+  for (JointDef& j : scene_.joints) {
+    renumber(j.a);
+    renumber(j.b);
+  }
+  for (AttachDef& a : scene_.attachments) renumber(a.body);
+}
+
+int World::scene_index(int id) const {
+  if (id < 0 || id >= body_count())
+    throw std::out_of_range("World::scene_index: body id " + std::to_string(id) + " is out of range (" +
+                            (body_count() == 0 ? std::string("the world has none")
+                                               : "valid ids are 0.." + std::to_string(body_count() - 1)) + ")");
+  return scene_index_[std::size_t(id)];
 }
 
 }  // namespace coulomb

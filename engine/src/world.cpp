@@ -1,6 +1,7 @@
 // World: builds the model from a scene and runs the step as a short list of timed stages
 // (DESIGN.md "One step, as data flows"; STYLE.md lesson 4). Every stage is a free function in
-// its module; this file only sequences them and keeps the warm-start cache.
+// its module; this file only sequences them (the warm-start cache: world_cache.cpp; the bodies'
+// numbering: body_order.cpp).
 #include <coulomb/detect.h>
 #include <coulomb/error.h>
 #include <coulomb/integrators.h>
@@ -159,32 +160,6 @@ World::~World() = default;
 World::World(World&&) noexcept = default;
 World& World::operator=(World&&) noexcept = default;
 
-// The scene's bodies in the order `order` (new id -> old index), and every reference to them.
-void World::renumber_bodies(const std::vector<int>& order) {
-  const std::size_t nb = scene_.bodies.size();
-  scene_index_ = order;
-  scene_order_.resize(nb);
-  for (std::size_t i = 0; i < nb; ++i) scene_order_[std::size_t(order[i])] = int(i);
-  bool identity = true;
-  for (std::size_t i = 0; i < nb; ++i) identity = identity && order[i] == int(i);
-  if (identity) return;
-  std::vector<int> id(nb);
-  std::vector<BodyDef> bodies(nb);
-  for (std::size_t i = 0; i < nb; ++i) {
-    const auto old = std::size_t(order[i]);
-    id[old] = int(i);
-    bodies[i] = std::move(scene_.bodies[old]);
-    if (bodies[i].pointer.empty()) bodies[i].pointer = "/bodies/" + std::to_string(old);  // errors name the scene's body
-  }
-  scene_.bodies = std::move(bodies);
-  const auto renumber = [&](int& body) { if (body >= 0) body = id[std::size_t(body)]; };
-  for (JointDef& j : scene_.joints) {
-    renumber(j.a);
-    renumber(j.b);
-  }
-  for (AttachDef& a : scene_.attachments) renumber(a.body);
-}
-
 World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)), settings_(settings) {
   solver_ = find_solver(scene_.solver);
   if (!solver_) throw InputError("/solver/type", "unknown solver '" + scene_.solver + "' (available: " + solver_names() + ")");
@@ -199,9 +174,7 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     throw InputError("/sleep", "sleeping islands need a velocity-level solver (prox-gs, prox-jacobi, pgs); '" +
                                    scene_.solver + "' keeps every body awake: remove \"sleep\" or pick one of those");
 
-  std::vector<int> identity(scene_.bodies.size());
-  for (std::size_t i = 0; i < identity.size(); ++i) identity[i] = int(i);
-  renumber_bodies(settings_.spatial_numbering ? spatial_body_order(scene_) : identity);
+  renumber_bodies(settings_.spatial_numbering ? spatial_body_order(scene_) : scene_order_of(scene_));
   const std::size_t nb = scene_.bodies.size();
   state_.resize(int(nb));
   for (std::size_t i = 0; i < nb; ++i) {
@@ -334,14 +307,6 @@ int World::find_soft_body(const std::string& name) const {
   return -1;
 }
 
-int World::scene_index(int id) const {
-  if (id < 0 || id >= body_count())
-    throw std::out_of_range("World::scene_index: body id " + std::to_string(id) + " is out of range (" +
-                            (body_count() == 0 ? std::string("the world has none")
-                                               : "valid ids are 0.." + std::to_string(body_count() - 1)) + ")");
-  return scene_index_[std::size_t(id)];
-}
-
 int World::find_body(const std::string& name) const {
   for (int i = 0; i < model_.size(); ++i)
     if (model_.name[std::size_t(i)] == name) return i;
@@ -435,72 +400,6 @@ void World::detect_coefficients() {
   for (std::size_t k = 0; k < contacts_.size(); ++k)
     coeffs_[k] = pair_coeffs_[std::size_t(model_.material[std::size_t(contacts_[k].body_a)]) * nm +
                               std::size_t(model_.material[std::size_t(contacts_[k].body_b)])];
-}
-
-// Contact k's tangents: those of its rows in the assembled problem (the same tangent_basis of
-// its normal, not computed again), or computed where the problem holds other contacts.
-void World::contact_frame(std::size_t k, Vec3& t, Vec3& s) const {
-  if (problem_.num_contacts() == int(contacts_.size())) {
-    t = problem_.rows[k].lin.row(1).transpose();
-    s = problem_.rows[k].lin.row(2).transpose();
-  } else {
-    tangent_basis(contacts_[k].normal, t, s);
-  }
-}
-
-// Seeds the solver with last step's impulses of the contacts that persist: same body pair and
-// the contact point (in body a's frame) within a small distance of an old one.
-void World::warm_start() {
-  solution_.lambda.assign(contacts_.size(), Vec4::Zero());
-  contact_local_.resize(contacts_.size());
-  for (std::size_t k = 0; k < contacts_.size(); ++k)
-    contact_local_[k] = state_.body_pose(contacts_[k].body_a).apply_inverse(contacts_[k].point);
-  if (!scene_.solver_options.warm_start) return;
-  const double tol2 = std::pow(std::max(2.0 * scene_.envelope, 1e-3), 2);
-  // contacts_ and cache_ are both sorted by body pair (cache_ is last step's contacts_), so one
-  // forward walk finds each pair's old contacts in O(n), where a binary search per contact was
-  // O(n log n) with a cache miss per level; a contact out of order restarts the walk.
-  const auto key = [](int a, int b) { return std::pair<int, int>(a, b); };
-  auto lo = cache_.begin();
-  std::pair<int, int> previous(-1, -1);
-  for (std::size_t k = 0; k < contacts_.size(); ++k) {
-    const Contact& c = contacts_[k];
-    const std::pair<int, int> pair = key(c.body_a, c.body_b);
-    if (pair < previous) lo = cache_.begin();
-    previous = pair;
-    while (lo != cache_.end() && key(lo->a, lo->b) < pair) ++lo;
-    auto hi = lo;
-    while (hi != cache_.end() && key(hi->a, hi->b) == pair) ++hi;
-    if (lo == hi) continue;
-    const Vec3& local = contact_local_[k];
-    const CachedContactImpulse* best = nullptr;
-    double best_d2 = tol2;
-    for (auto it = lo; it != hi; ++it) {
-      const double d2 = (it->local_point - local).squaredNorm();
-      if (d2 < best_d2) { best_d2 = d2; best = &*it; }
-    }
-    if (!best) continue;
-    Vec3 t, s;
-    contact_frame(k, t, s);
-    solution_.lambda[k] = Vec4(c.normal.dot(best->impulse), t.dot(best->impulse), s.dot(best->impulse),
-                               c.normal.dot(best->torsion));
-  }
-}
-
-void World::remember_impulses() {
-  std::vector<CachedContactImpulse> old_cache;
-  if (scene_.sleep.enabled) old_cache = cache_;
-  cache_.resize(contacts_.size());
-  COULOMB_ASSERT(contact_local_.size() == contacts_.size(), "World: warm_start() runs before remember_impulses()");
-  for (std::size_t k = 0; k < contacts_.size(); ++k) {
-    const Contact& c = contacts_[k];
-    const Vec4& l = solution_.lambda[k];
-    Vec3 t, s;
-    contact_frame(k, t, s);
-    cache_[k] = {c.body_a, c.body_b, contact_local_[k],
-                 l[0] * c.normal + l[1] * t + l[2] * s, l[3] * c.normal};
-  }
-  keep_resting_impulses(old_cache);
 }
 
 // The rigid bodies' poses as a configuration of the constraint interface (joints only: no

@@ -105,6 +105,7 @@ struct WorldSettings {
 // them); names find bodies either way (World::find_body).
 constexpr std::size_t kSpatialNumberingBodies = 1024;
 std::vector<int> spatial_body_order(const SceneDef& scene);
+std::vector<int> scene_order_of(const SceneDef& scene);  // the identity: the scene's own order
 
 class World {
  public:
