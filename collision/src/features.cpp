@@ -162,19 +162,23 @@ void clip_halfspace(PointList& pts, const Vec3& n, double d) {
 }
 
 
-// Edges and vertices: closest pairs of the two features, two pairs for near-parallel edges.
 void edge_contact(const Feature& fa, const Feature& fb, const Penetration& pen, double envelope,
                   std::vector<ContactPoint>& out) {
-  PointPairs pairs;
-  segment_pairs({fa.pts.front(), fa.pts.back()}, {fb.pts.front(), fb.pts.back()}, pairs);
-  for (const auto& [pa, pb] : pairs) {
-    // a single pair is the EPA contact itself; line contacts are measured pair by pair
-    const double depth = pairs.size() == 1 ? pen.depth : (pa - pb).dot(pen.n);
-    if (keep(depth, envelope)) out.push_back({0.5 * (pa + pb), pen.n, depth, fa.id, fb.id});
-  }
+  segment_contact({fa.pts.front(), fa.pts.back()}, fa.id, {fb.pts.front(), fb.pts.back()}, fb.id, pen, envelope, out);
 }
 
 }  // namespace
+
+void segment_contact(const Segment& a, int id_a, const Segment& b, int id_b, const Penetration& pen, double envelope,
+                     std::vector<ContactPoint>& out) {
+  PointPairs pairs;
+  segment_pairs(a, b, pairs);
+  for (const auto& [pa, pb] : pairs) {
+    // a single pair is the EPA contact itself; line contacts are measured pair by pair
+    const double depth = pairs.size() == 1 ? pen.depth : (pa - pb).dot(pen.n);
+    if (keep(depth, envelope)) out.push_back({0.5 * (pa + pb), pen.n, depth, id_a, id_b});
+  }
+}
 
 void face_contact(const Feature& ref, const Feature& inc, double envelope, std::vector<ContactPoint>& out) {
   const Vec3& m = ref.normal;

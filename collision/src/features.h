@@ -64,6 +64,11 @@ Feature support_feature(const Placed& p, const Vec3& u_world, double face_cos);
 // reference normal (the contact normal, from the reference shape to the incident one).
 void face_contact(const Feature& ref, const Feature& inc, double envelope, std::vector<ContactPoint>& out);
 
+// Edges and vertices (a segment may be a point, p == q): the closest pairs of the two, two pairs
+// for near-parallel edges; a single pair gets the axis' depth, a line contact each pair's own.
+void segment_contact(const Segment& a, int id_a, const Segment& b, int id_b, const Penetration& pen, double envelope,
+                     std::vector<ContactPoint>& out);
+
 // Contact points of two convex shapes along a known axis `pen` (from a to b): the reference face
 // of a or b that lies along the axis with the other's incident feature clipped to it, else the
 // closest pairs of the two edges/vertices. Points are kept while closer than `envelope`.

@@ -5,9 +5,9 @@
 //   (STYLE.md lesson 6, as MuJoCo's mjCOLLISIONFUNC and Box2D's s_registers). Each unordered
 //   pair appears once; the dispatcher calls the mirrored entry with swapped arguments and
 //   flips normals and features, so no pair function knows about symmetry.
-// - Closed forms where they are exact and short (balls, segments, planes). Box-box is
-//   Bullet's btBoxBoxDetector (the ODE detector by R. Smith) when it finds a full 4-point face
-//   manifold. Every other convex pair gets its normal and depth from penetration.h (an exact
+// - Closed forms where they are exact and short (balls, segments, planes). Box-box has its own
+//   separating-axis test and clipping on fixed arrays (box_box.h), by the general path's rules.
+//   Every other convex pair gets its normal and depth from penetration.h (an exact
 //   separating-axis test for two polytopes, libccd's GJK+EPA otherwise) and its manifold from
 //   the shapes' support features
 //   along that normal: the incident feature is clipped against the side planes of the
@@ -19,14 +19,13 @@
 //   the same points in the same order.
 #include <coulomb/narrowphase.h>
 
+#include "box_box.h"
 #include "features.h"
 #include "mesh_collide.h"
 #include "penetration.h"
 
-#include <BulletCollision/CollisionDispatch/btBoxBoxDetector.h>
-#include <BulletCollision/CollisionShapes/btBoxShape.h>
-
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <tuple>
@@ -184,54 +183,10 @@ void convex_convex(const ShapeLibrary& lib, const Placed& a, const Placed& b, do
   if (penetration(a, b, std::max(size(a) + size(b), 1e-9), env, pen)) convex_manifold(a, b, pen, env, out);
 }
 
-// ---- box-box: Bullet's btBoxBoxDetector ----
+// ---- box-box: its own separating-axis test and clipping (box_box.h) ----
 
-Vec3 to_vec(const btVector3& v) { return {v.x(), v.y(), v.z()}; }
-btVector3 to_bt(const Vec3& v) { return {v.x(), v.y(), v.z()}; }
-btTransform to_bt(const Pose& p) { return btTransform(btQuaternion(p.q.x(), p.q.y(), p.q.z(), p.q.w()), to_bt(p.p)); }
-
-// Bullet reports the normal on B (pointing from B to A), the point on B's surface and a signed
-// distance (negative when penetrating); we want the reverse normal, the midpoint and the depth.
-struct BulletPoints : btDiscreteCollisionDetectorInterface::Result {
-  std::vector<ContactPoint>& out;
-  explicit BulletPoints(std::vector<ContactPoint>& o) : out(o) {}
-  void setShapeIdentifiersA(int, int) override {}
-  void setShapeIdentifiersB(int, int) override {}
-  void addContactPoint(const btVector3& normal_on_b, const btVector3& point_on_b, btScalar distance) override {
-    const Vec3 n = -to_vec(normal_on_b);
-    const double depth = -distance;
-    out.push_back({to_vec(point_on_b) + 0.5 * depth * n, n, depth, -1, -1});
-  }
-};
-
-void box_box(const ShapeLibrary& lib, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
-  const btBoxShape box_a(to_bt(a.shape.half_extents)), box_b(to_bt(b.shape.half_extents));
-  btBoxBoxDetector detector(&box_a, &box_b);
-  btDiscreteCollisionDetectorInterface::ClosestPointInput input;
-  input.m_transformA = to_bt(a.pose);
-  input.m_transformB = to_bt(b.pose);
-  const std::size_t start = out.size();
-  BulletPoints result(out);
-  detector.getClosestPoints(input, result, nullptr);
-  // The detector reports overlapping points only. A full 4-point face manifold is the common
-  // loaded case; anything less may be a face contact with corners just above the other face
-  // (a resting, slightly tilted box), whose missing points the clipping path keeps as
-  // speculative ones, so that contacts do not flicker in a stack.
-  if (out.size() - start < 4) {
-    out.resize(start);
-    convex_convex(lib, a, b, env, out);
-    return;
-  }
-  // the detector gives every point of a manifold the same normal: its faces once per normal
-  for (std::size_t i = start; i < out.size(); ++i) {
-    if (i > start && out[i].normal == out[i - 1].normal) {
-      out[i].feature_a = out[i - 1].feature_a;
-      out[i].feature_b = out[i - 1].feature_b;
-      continue;
-    }
-    out[i].feature_a = box_face(a.pose.q.conjugate() * out[i].normal);
-    out[i].feature_b = box_face(b.pose.q.conjugate() * -out[i].normal);
-  }
+void box_box(const ShapeLibrary&, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
+  box_box_contact(a, b, env, out);
 }
 
 // ---- compounds: recurse into the children of b ----
@@ -293,22 +248,41 @@ struct HullMeasure { double area = 0.0, perimeter = 0.0; };
 
 // Area and perimeter of the 2D convex hull (Andrew's monotone chain, 1979); a segment's
 // perimeter is twice its length, so collinear sets are measured by their spread too.
+// The reduction measures a hull of at most max_n points for every candidate of every round
+// (18 hulls for 8 points to 4), so the points are sorted and chained in fixed arrays.
 using Points2 = boost::container::small_vector<Eigen::Vector2d, 8>;
-HullMeasure hull_measure(Points2 p) {
-  std::sort(p.begin(), p.end(), [](const auto& x, const auto& y) { return std::tie(x.x(), x.y()) < std::tie(y.x(), y.y()); });
+constexpr std::size_t kHullPoints = 8;  // the most points hull_measure takes (max_n <= kHullPoints)
+HullMeasure hull_measure(const Points2& in) {
+  const std::size_t n = std::min(in.size(), kHullPoints);
+  if (n == 0) return {};
+  // two and three points in closed form (a segment; a triangle, whose sides sum to twice its
+  // extent when it is flat), which is what the chain below computes, rounded differently
+  if (n == 2) return {0.0, 2.0 * (in[1] - in[0]).norm()};
+  if (n == 3) {
+    const Eigen::Vector2d u = in[1] - in[0], v = in[2] - in[0];
+    return {0.5 * std::abs(u.x() * v.y() - u.y() * v.x()), u.norm() + (in[2] - in[1]).norm() + v.norm()};
+  }
+  std::array<Eigen::Vector2d, kHullPoints> p;
+  for (std::size_t i = 0; i < n; ++i) {  // insertion sort by (x, y)
+    std::size_t j = i;
+    for (; j > 0 && std::tie(in[i].x(), in[i].y()) < std::tie(p[j - 1].x(), p[j - 1].y()); --j) p[j] = p[j - 1];
+    p[j] = in[i];
+  }
   const auto turn = [](const auto& o, const auto& a, const auto& b) { return (a - o).x() * (b - o).y() - (a - o).y() * (b - o).x(); };
-  Points2 h;  // lower chain, then upper chain (each drops its last point)
-  for (int pass = 0; pass < 2; ++pass, std::reverse(p.begin(), p.end())) {
-    const std::size_t base = h.size();
-    for (const Eigen::Vector2d& x : p) {
-      while (h.size() >= base + 2 && turn(h[h.size() - 2], h.back(), x) <= 0.0) h.pop_back();
-      h.push_back(x);
+  std::array<Eigen::Vector2d, 2 * kHullPoints> h;  // lower chain, then upper chain (each drops its last point)
+  std::size_t hn = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    const std::size_t base = hn;
+    for (std::size_t k = 0; k < n; ++k) {
+      const Eigen::Vector2d& x = p[pass == 0 ? k : n - 1 - k];
+      while (hn >= base + 2 && turn(h[hn - 2], h[hn - 1], x) <= 0.0) --hn;
+      h[hn++] = x;
     }
-    h.pop_back();
+    --hn;
   }
   HullMeasure m;
-  for (std::size_t i = 0; i < h.size(); ++i) {
-    const Eigen::Vector2d &x = h[i], &y = h[(i + 1) % h.size()];
+  for (std::size_t i = 0; i < hn; ++i) {
+    const Eigen::Vector2d &x = h[i], &y = h[(i + 1) % hn];
     m.area += 0.5 * (x.x() * y.y() - x.y() * y.x());
     m.perimeter += (y - x).norm();
   }
@@ -347,6 +321,7 @@ namespace {
 
 std::size_t reduce_manifold(ContactPoint* pts, std::size_t n, std::size_t max_n) {
   if (n <= max_n) return n;
+  max_n = std::min(max_n, kHullPoints);  // hull_measure's bound (callers ask for 4)
   std::size_t deepest = 0;
   for (std::size_t i = 1; i < n; ++i)
     if (pts[i].depth > pts[deepest].depth) deepest = i;

@@ -1,6 +1,7 @@
 // Penetration axis and depth for the narrowphase's general convex path (see penetration.h).
 #include "penetration.h"
 
+#include "box_box.h"
 #include "features.h"
 
 #include <ccd/ccd.h>
@@ -268,30 +269,6 @@ Penetration polytope_sat(const Placed& a, const Placed& b, double scale, double 
   for (Vec3& e : eb) e = b.pose.rotate(e);
   return separating_axes(fa, fb, ea, eb, b.pose.p - a.pose.p, scale, envelope,
                          [&](const Vec3& n) { return (sa(n) - sb(-n)).dot(n); });  // overlap(): the same bits
-}
-
-// The same test for two boxes, with the same axes in the same order, the same tie rule and the
-// same early exit, but each box's extent along n from its projected radius sum_k h_k |R_k . n|
-// (Gottschalk 1996; Ericson 2005 s.4.4.1): six dot products per axis where the support corners
-// cost two quaternion rotations per axis and sixteen per pair (a third of the Wall's detection).
-// The overlap is the same quantity as (support_a(n) - support_b(-n)) . n, rounded differently.
-Penetration box_sat(const Placed& a, const Placed& b, double scale, double envelope) {
-  std::array<Vec3, 3> A, B;  // the boxes' axes in the world
-  for (int k = 0; k < 3; ++k) {
-    A[std::size_t(k)] = a.pose.rotate(Vec3::Unit(k));
-    B[std::size_t(k)] = b.pose.rotate(Vec3::Unit(k));
-  }
-  // polytope_axes' order, +x, -x, +y, -y, +z, -z (a rotation is linear: rotate(-e) = -rotate(e))
-  const std::array<Vec3, 6> faces_a{A[0], -A[0], A[1], -A[1], A[2], -A[2]};
-  const std::array<Vec3, 6> faces_b{-B[0], B[0], -B[1], B[1], -B[2], B[2]};
-  const Vec3 &ha = a.shape.half_extents, &hb = b.shape.half_extents;
-  const Vec3 centres = b.pose.p - a.pose.p;
-  return separating_axes(faces_a, faces_b, A, B, centres, scale, envelope, [&](const Vec3& n) {
-    double o = -centres.dot(n);
-    for (int k = 0; k < 3; ++k)
-      o += ha[k] * std::abs(A[std::size_t(k)].dot(n)) + hb[k] * std::abs(B[std::size_t(k)].dot(n));
-    return o;
-  });
 }
 
 // Contact axis and depth (from libccd). EPA has no axis for touching shapes (libccd calls

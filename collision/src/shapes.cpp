@@ -209,11 +209,10 @@ ConvexHull make_convex_hull(const std::vector<Vec3>& points) {
 
 ConvexHull box_hull(const Vec3& h) {
   ConvexHull hull;
-  // vertex i has coordinate k positive when bit k of i is set
+  // the numbering of shapes.h (kBoxFaceLoops)
   for (int i = 0; i < 8; ++i)
     hull.vertices.emplace_back((i & 1) ? h.x() : -h.x(), (i & 2) ? h.y() : -h.y(), (i & 4) ? h.z() : -h.z());
-  // faces -x, +x, -y, +y, -z, +z (face 2k + (sign > 0) has normal along axis k), ccw from outside
-  hull.faces = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
+  for (const auto& loop : kBoxFaceLoops) hull.faces.emplace_back(std::begin(loop), std::end(loop));
   for (int k = 0; k < 3; ++k)
     for (int s = 0; s < 2; ++s) {
       const double sign = s ? 1.0 : -1.0;

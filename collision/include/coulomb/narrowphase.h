@@ -32,6 +32,7 @@ int collide(const ShapeLibrary& lib, int a, const Pose& pa, const Shape& b, int 
 
 // Reduces a set of points sharing one normal to at most `max_points` well-spread ones: the
 // deepest first, then the points that maximise the spanned area. Keeps the input order stable.
+// At most 8 points are kept (a larger max_points counts as 8).
 void reduce_manifold(std::vector<ContactPoint>& pts, int max_points = 4);
 
 }  // namespace coulomb

@@ -48,7 +48,10 @@ struct Shape {
 // Builds the convex hull of a point cloud (Bullet's btConvexHullComputer). Throws
 // std::invalid_argument for fewer than 4 points or a flat/degenerate cloud.
 ConvexHull make_convex_hull(const std::vector<Vec3>& points);
-// The 8-vertex, 6-face hull of a box.
+// The 8-vertex, 6-face hull of a box: vertex i has coordinate k positive when bit k of i is set;
+// face 2k + (sign > 0) has outward normal sign e_k (-x, +x, -y, +y, -z, +z), its loop
+// kBoxFaceLoops[face] counter-clockwise seen from outside.
+inline constexpr int kBoxFaceLoops[6][4] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
 ConvexHull box_hull(const Vec3& half_extents);
 
 // Axis-aligned bounding box of a shape placed at `pose`, grown by `margin` on every side.
