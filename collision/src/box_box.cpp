@@ -14,6 +14,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 namespace coulomb::detail {
@@ -28,63 +29,91 @@ struct WorldBox {
   // corner i of box_hull's numbering (shapes.h), in the box's frame and in the world
   Vec3 local(int i) const { return {i & 1 ? h.x() : -h.x(), i & 2 ? h.y() : -h.y(), i & 4 ? h.z() : -h.z()}; }
   Vec3 corner(int i) const { return p + R * local(i); }
+  // the outward normal of face f (box_hull's numbering: 2k + (sign > 0) along axis k)
+  Vec3 normal(int f) const { return f & 1 ? Vec3(R.col(f / 2)) : Vec3(-R.col(f / 2)); }
   // half the diagonal of its world bounding box (convex_convex's size of a shape)
   double size() const { return (R.cwiseAbs() * h).norm(); }
 };
 
+// The test in a's frame, where a's axes are the unit vectors, b's are the columns of R and an
+// edge axis e_i x R.col(j) is a permutation of R's entries: only the chosen axis is turned into
+// the world.
 Penetration sat(const WorldBox& a, const WorldBox& b, double scale, double envelope) {
   const Mat3 R = a.R.transpose() * b.R;  // R(i, j) = A_i . B_j
   const Mat3 absR = R.cwiseAbs();
   const Vec3 c = b.p - a.p;
   const Vec3 ca = a.R.transpose() * c, cb = b.R.transpose() * c;
   const double tol = 1e-9 * scale;
-  Penetration best{Vec3::Zero(), std::numeric_limits<double>::infinity()};
+  Vec3 best_n = Vec3::Zero();  // in a's frame
+  double best = std::numeric_limits<double>::infinity();
   // true once the pair is apart by more than the envelope: it is dropped whatever comes next
   const auto consider = [&](const Vec3& n, double overlap, double bias) {
-    if (overlap + bias < best.depth) best = {n, overlap};
-    return !keep(best.depth, envelope);
+    if (overlap + bias < best) best = overlap, best_n = n;
+    return !keep(best, envelope);
   };
+  const auto result = [&] { return Penetration{a.R * best_n, best}; };
   // a's faces +A_i, -A_i: overlap(n) = -c.n + sum_k ha_k |A_k.n| + sum_k hb_k |B_k.n|
   for (int i = 0; i < 3; ++i) {
     const double r = a.h[i] + b.h.dot(absR.row(i).transpose());
-    if (consider(a.R.col(i), r - ca[i], 0.0) || consider(-a.R.col(i), r + ca[i], 0.0)) return best;
+    if (consider(Vec3::Unit(i), r - ca[i], 0.0) || consider(-Vec3::Unit(i), r + ca[i], 0.0)) return result();
   }
   // b's faces, pointing from a to b: -B_j, +B_j
   for (int j = 0; j < 3; ++j) {
     const double r = b.h[j] + a.h.dot(absR.col(j));
-    if (consider(-b.R.col(j), r + cb[j], 0.0) || consider(b.R.col(j), r - cb[j], 0.0)) return best;
+    if (consider(-R.col(j), r + cb[j], 0.0) || consider(R.col(j), r - cb[j], 0.0)) return result();
   }
   // edge axes A_i x B_j towards b; with i1, i2 (j1, j2) the other axes in cyclic order,
   // |A_i1.(A_i x B_j)| = |R(i2, j)|, |A_i2.(A_i x B_j)| = |R(i1, j)|, and likewise for b
-  const Vec3 face = best.n;
-  for (int i = 0; i < 3; ++i)
+  // |e_i x R.col(j)|^2 = R(i1, j)^2 + R(i2, j)^2, and the nine inverse lengths at once (the
+  // square roots and divisions one by one, each waiting on the last, were most of the test)
+  Eigen::Array33d len2;
+  for (int i = 0; i < 3; ++i) len2.row(i) = R.row((i + 1) % 3).array().square() + R.row((i + 2) % 3).array().square();
+  const Eigen::Array33d inv_len = len2.sqrt().inverse();
+  const Vec3 face = best_n;
+  // one edge of a against b's three; i is a constant, so that n = e_i x B_j (n_i = 0,
+  // n_i1 = -R(i2, j), n_i2 = R(i1, j)) stays in registers (a vector built entry by entry through
+  // memory stalled the loads that followed)
+  const auto edges_of = [&](auto axis) {
+    constexpr int i = decltype(axis)::value, i1 = (i + 1) % 3, i2 = (i + 2) % 3;
     for (int j = 0; j < 3; ++j) {
-      Vec3 n = a.R.col(i).cross(b.R.col(j));
-      const double len = n.norm();
-      if (len < 1e-6) continue;  // parallel edges: covered by the face axes
-      n /= len;
-      double d = c.dot(n);
-      if (d < 0.0) n = -n, d = -d;
-      const int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+      if (len2(i, j) < 1e-12) continue;  // parallel edges (|A_i x B_j| < 1e-6): covered by the face axes
+      const double inv = inv_len(i, j);
+      double n1 = -R(i2, j), n2 = R(i1, j);
+      double d = (ca[i1] * n1 + ca[i2] * n2) * inv;
+      if (d < 0.0) n1 = -n1, n2 = -n2, d = -d;
+      const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
       const double ra = a.h[i1] * absR(i2, j) + a.h[i2] * absR(i1, j);
       const double rb = b.h[j1] * absR(i, j2) + b.h[j2] * absR(i, j1);
-      const double dn = n.dot(face);
+      const double dn = (face[i1] * n1 + face[i2] * n2) * inv;
       const double s2 = std::max(0.0, 1.0 - dn * dn);  // sin^2 of the angle to the best face axis
       const double s = s2 <= kFeatureSin * kFeatureSin ? std::sqrt(s2) : 1.0;
-      if (consider(n, (ra + rb) / len - d, edge_axis_bias(s, tol, [scale] { return scale; }))) return best;
+      const double overlap = (ra + rb) * inv - d;
+      if (overlap + edge_axis_bias(s, tol, [scale] { return scale; }) < best) {
+        best = overlap;
+        best_n[i] = 0.0;
+        best_n[i1] = n1 * inv;
+        best_n[i2] = n2 * inv;
+      }
+      if (!keep(best, envelope)) return true;
     }
-  return best;
+    return false;
+  };
+  if (edges_of(std::integral_constant<int, 0>{}) || edges_of(std::integral_constant<int, 1>{}) ||
+      edges_of(std::integral_constant<int, 2>{}))
+    return result();
+  return result();
 }
 
 // polytope_feature (features.cpp) for a box: the face most aligned with u (box_hull's order, the
 // first of equals) when within acos(face_cos) of it, else the support corner with its neighbour
-// when that edge lies across u. Ids: face f, or 6 + corner.
+// when that edge lies across u. Ids: face f, or 6 + corner. Its points are read when needed
+// (corners()).
 struct BoxFeature {
-  std::array<Vec3, 4> pts;
-  int n = 0;
-  Vec3 normal = Vec3::Zero();
-  double align = -1.0;
+  int face = -1;            // a face, or
+  int top = -1, next = -1;  // a corner, or an edge from it (next >= 0)
+  double align = -1.0;      // the face's normal . u
   int id = -1;
+  bool is_face() const { return face >= 0; }
 };
 
 BoxFeature box_feature(const WorldBox& b, const Vec3& u_world, double face_cos) {
@@ -95,10 +124,8 @@ BoxFeature box_feature(const WorldBox& b, const Vec3& u_world, double face_cos) 
   for (int k = 1; k < 6; ++k)
     if (const double d = k & 1 ? u[k / 2] : -u[k / 2]; d > best) best = d, face = k;
   if (best >= face_cos) {
-    for (int v : kBoxFaceLoops[face]) f.pts[std::size_t(f.n++)] = b.corner(v);
-    f.normal = face & 1 ? Vec3(b.R.col(face / 2)) : Vec3(-b.R.col(face / 2));
+    f.face = f.id = face;
     f.align = best;
-    f.id = face;
     return f;
   }
   int top = 0;
@@ -112,9 +139,9 @@ BoxFeature box_feature(const WorldBox& b, const Vec3& u_world, double face_cos) 
         if (next < 0 || b.local(nb).dot(u) > b.local(next).dot(u)) next = nb;
     }
   f.id = 6 + top;
-  f.pts[std::size_t(f.n++)] = b.corner(top);
+  f.top = top;
   const Vec3 edge = b.local(top) - b.local(next);
-  if (edge.dot(u) <= kFeatureSin * edge.norm()) f.pts[std::size_t(f.n++)] = b.corner(next);
+  if (edge.dot(u) <= kFeatureSin * edge.norm()) f.next = next;
   return f;
 }
 
@@ -129,40 +156,59 @@ struct Polygon {
   }
 };
 
-// clip_halfspace (features.cpp): keeps the part with m . x <= d, one Sutherland-Hodgman pass
-void clip(const Polygon& in, const Vec3& m, double d, Polygon& out) {
+// The feature's points in the world.
+void corners(const WorldBox& b, const BoxFeature& f, Polygon& out) {
+  out.n = 0;
+  if (f.is_face()) {
+    for (int v : kBoxFaceLoops[f.face]) out.add(b.corner(v));
+    return;
+  }
+  out.add(b.corner(f.top));
+  if (f.next >= 0) out.add(b.corner(f.next));
+}
+
+// clip_halfspace (features.cpp) in the reference box's frame, against its side plane
+// sign * x[axis] <= h[axis]: one Sutherland-Hodgman pass
+void clip(const Polygon& in, int axis, double sign, double h, Polygon& out) {
   out.n = 0;
   for (int i = 0; i < in.n; ++i) {
     const Vec3& e = in.pts[std::size_t(i)];
-    const double he = m.dot(e) - d;
+    const double he = sign * e[axis] - h;
     if (in.n >= 3 || i > 0) {  // the edge s -> e crosses the plane: keep the crossing
       const Vec3& s = in.pts[std::size_t((i + in.n - 1) % in.n)];
-      const double hs = m.dot(s) - d;
+      const double hs = sign * s[axis] - h;
       if ((hs > 0.0) != (he > 0.0)) out.add(s + (e - s) * (hs / (hs - he)));
     }
     if (he <= 0.0) out.add(e);
   }
 }
 
-// face_contact (features.cpp): inc clipped to the prism over ref, depths along ref's normal
-void face_contact(const BoxFeature& ref, const BoxFeature& inc, double envelope, std::vector<ContactPoint>& out) {
-  const Vec3& m = ref.normal;
+// face_contact (features.cpp): the incident feature clipped to the prism over the reference
+// face, depths along its normal; in the reference box's frame, where the face is x_k = +-h_k and
+// its sides are x_t = +-h_t.
+void face_contact(const WorldBox& rb, const BoxFeature& ref, const WorldBox& ib, const BoxFeature& inc,
+                  double envelope, std::vector<ContactPoint>& out) {
+  const int k = ref.face / 2;
+  const double side = ref.face & 1 ? 1.0 : -1.0;
   std::array<Polygon, 2> buf;
-  for (int k = 0; k < inc.n; ++k) buf[0].add(inc.pts[std::size_t(k)]);
+  corners(ib, inc, buf[1]);
+  for (int i = 0; i < buf[1].n; ++i) buf[0].add(rb.R.transpose() * (buf[1].pts[std::size_t(i)] - rb.p));
+  // the sides in the face loop's order, as face_contact clips them: the side through corners
+  // v0 -> v1 bounds the axis along which they agree, on their side
   int cur = 0;
-  double offset = 0.0;
-  for (std::size_t i = 0; i < 4 && buf[std::size_t(cur)].n > 0; ++i) {
-    const Vec3& r0 = ref.pts[i];
-    const Vec3 side = (ref.pts[(i + 1) % 4] - r0).cross(m);  // outward for a ccw loop
-    clip(buf[std::size_t(cur)], side, side.dot(r0), buf[std::size_t(1 - cur)]);
+  const auto& loop = kBoxFaceLoops[ref.face];
+  for (int i = 0; i < 4 && buf[std::size_t(cur)].n > 0; ++i) {
+    const int v0 = loop[i], v1 = loop[(i + 1) % 4];
+    const int t = (v0 ^ v1) == 1 << ((k + 1) % 3) ? (k + 2) % 3 : (k + 1) % 3;  // corners differ in one bit
+    clip(buf[std::size_t(cur)], t, v0 & (1 << t) ? 1.0 : -1.0, rb.h[t], buf[std::size_t(1 - cur)]);
     cur = 1 - cur;
-    offset += m.dot(r0) / 4.0;
   }
+  const Vec3 m = rb.normal(ref.face);
   const Polygon& kept = buf[std::size_t(cur)];
-  for (int k = 0; k < kept.n; ++k) {
-    const Vec3& p = kept.pts[std::size_t(k)];
-    const double depth = offset - m.dot(p);
-    if (keep(depth, envelope)) out.push_back({p + 0.5 * depth * m, m, depth, ref.id, inc.id});
+  for (int i = 0; i < kept.n; ++i) {
+    const Vec3& x = kept.pts[std::size_t(i)];
+    const double depth = rb.h[k] - side * x[k];
+    if (keep(depth, envelope)) out.push_back({rb.p + rb.R * x + 0.5 * depth * m, m, depth, ref.id, inc.id});
   }
 }
 
@@ -179,18 +225,21 @@ void box_box_contact(const Placed& a, const Placed& b, double envelope, std::vec
   // convex_manifold (features.cpp): the reference face lies along the axis
   const BoxFeature fa = box_feature(A, pen.n, kReferenceCos);
   const BoxFeature fb = box_feature(B, -pen.n, kReferenceCos);
-  const bool a_ref = fa.n >= 3 && (fb.n < 3 || fa.align >= fb.align);
+  const bool a_ref = fa.is_face() && (!fb.is_face() || fa.align >= fb.align);
   const std::size_t start = out.size();
   if (a_ref) {
-    face_contact(fa, box_feature(B, -fa.normal, kFeatureCos), envelope, out);
-  } else if (fb.n >= 3) {
-    face_contact(fb, box_feature(A, -fb.normal, kFeatureCos), envelope, out);
+    face_contact(A, fa, B, box_feature(B, -A.normal(fa.face), kFeatureCos), envelope, out);
+  } else if (fb.is_face()) {
+    face_contact(B, fb, A, box_feature(A, -B.normal(fb.face), kFeatureCos), envelope, out);
     flip(out, start);
   }
   if (out.size() > start) return;
   // no face along the axis (edge-edge, vertex) or nothing left after clipping
   const BoxFeature ea = box_feature(A, pen.n, kNoFace), eb = box_feature(B, -pen.n, kNoFace);
-  segment_contact({ea.pts[0], ea.pts[std::size_t(ea.n - 1)]}, ea.id, {eb.pts[0], eb.pts[std::size_t(eb.n - 1)]}, eb.id,
+  Polygon pa, pb;
+  corners(A, ea, pa);
+  corners(B, eb, pb);
+  segment_contact({pa.pts[0], pa.pts[std::size_t(pa.n - 1)]}, ea.id, {pb.pts[0], pb.pts[std::size_t(pb.n - 1)]}, eb.id,
                   pen, envelope, out);
 }
 
