@@ -35,14 +35,24 @@ struct WorldBox {
   double size() const { return (R.cwiseAbs() * h).norm(); }
 };
 
+// Two boxes and what relates them: R(i, j) = A_i . B_j holds b's axes in a's frame (its
+// columns) and a's in b's (its rows); ca, cb are b's centre minus a's in a's and in b's frame.
+struct BoxPair {
+  WorldBox a, b;
+  Mat3 R;
+  Vec3 ca, cb;
+  BoxPair(const Placed& pa, const Placed& pb)
+      : a(pa), b(pb), R(a.R.transpose() * b.R), ca(a.R.transpose() * (b.p - a.p)), cb(b.R.transpose() * (b.p - a.p)) {}
+};
+
 // The test in a's frame, where a's axes are the unit vectors, b's are the columns of R and an
 // edge axis e_i x R.col(j) is a permutation of R's entries: only the chosen axis is turned into
-// the world.
-Penetration sat(const WorldBox& a, const WorldBox& b, double scale, double envelope) {
-  const Mat3 R = a.R.transpose() * b.R;  // R(i, j) = A_i . B_j
+// the world. n_a: the axis in a's frame.
+Penetration sat(const BoxPair& pair, double scale, double envelope, Vec3& n_a) {
+  const WorldBox &a = pair.a, &b = pair.b;
+  const Mat3& R = pair.R;
   const Mat3 absR = R.cwiseAbs();
-  const Vec3 c = b.p - a.p;
-  const Vec3 ca = a.R.transpose() * c, cb = b.R.transpose() * c;
+  const Vec3 &ca = pair.ca, &cb = pair.cb;
   const double tol = 1e-9 * scale;
   Vec3 best_n = Vec3::Zero();  // in a's frame
   double best = std::numeric_limits<double>::infinity();
@@ -51,7 +61,10 @@ Penetration sat(const WorldBox& a, const WorldBox& b, double scale, double envel
     if (overlap + bias < best) best = overlap, best_n = n;
     return !keep(best, envelope);
   };
-  const auto result = [&] { return Penetration{a.R * best_n, best}; };
+  const auto result = [&] {
+    n_a = best_n;
+    return Penetration{a.R * best_n, best};
+  };
   // a's faces +A_i, -A_i: overlap(n) = -c.n + sum_k ha_k |A_k.n| + sum_k hb_k |B_k.n|
   for (int i = 0; i < 3; ++i) {
     const double r = a.h[i] + b.h.dot(absR.row(i).transpose());
@@ -106,8 +119,7 @@ Penetration sat(const WorldBox& a, const WorldBox& b, double scale, double envel
 
 // polytope_feature (features.cpp) for a box: the face most aligned with u (box_hull's order, the
 // first of equals) when within acos(face_cos) of it, else the support corner with its neighbour
-// when that edge lies across u. Ids: face f, or 6 + corner. Its points are read when needed
-// (corners()).
+// when that edge lies across u. Ids: face f, or 6 + corner. Its points are read when needed.
 struct BoxFeature {
   int face = -1;            // a face, or
   int top = -1, next = -1;  // a corner, or an edge from it (next >= 0)
@@ -116,8 +128,7 @@ struct BoxFeature {
   bool is_face() const { return face >= 0; }
 };
 
-BoxFeature box_feature(const WorldBox& b, const Vec3& u_world, double face_cos) {
-  const Vec3 u = b.R.transpose() * u_world;
+BoxFeature box_feature(const WorldBox& b, const Vec3& u, double face_cos) {  // u in b's frame
   BoxFeature f;
   int face = 0;
   double best = -u[0];
@@ -156,15 +167,15 @@ struct Polygon {
   }
 };
 
-// The feature's points in the world.
-void corners(const WorldBox& b, const BoxFeature& f, Polygon& out) {
-  out.n = 0;
+// The feature's corners (box_hull's numbers), 1, 2 or 4 of them.
+int corner_ids(const BoxFeature& f, std::array<int, 4>& ids) {
   if (f.is_face()) {
-    for (int v : kBoxFaceLoops[f.face]) out.add(b.corner(v));
-    return;
+    for (int k = 0; k < 4; ++k) ids[std::size_t(k)] = kBoxFaceLoops[f.face][k];
+    return 4;
   }
-  out.add(b.corner(f.top));
-  if (f.next >= 0) out.add(b.corner(f.next));
+  ids[0] = f.top;
+  ids[1] = f.next;
+  return f.next >= 0 ? 2 : 1;
 }
 
 // clip_halfspace (features.cpp) in the reference box's frame, against its side plane
@@ -184,15 +195,14 @@ void clip(const Polygon& in, int axis, double sign, double h, Polygon& out) {
 }
 
 // face_contact (features.cpp): the incident feature clipped to the prism over the reference
-// face, depths along its normal; in the reference box's frame, where the face is x_k = +-h_k and
-// its sides are x_t = +-h_t.
-void face_contact(const WorldBox& rb, const BoxFeature& ref, const WorldBox& ib, const BoxFeature& inc,
-                  double envelope, std::vector<ContactPoint>& out) {
+// face, depths along its normal; in the reference box's frame (`inc`: the incident points there),
+// where the face is x_k = +-h_k and its sides are x_t = +-h_t.
+void face_contact(const WorldBox& rb, const BoxFeature& ref, const Polygon& inc, int inc_id, double envelope,
+                  std::vector<ContactPoint>& out) {
   const int k = ref.face / 2;
   const double side = ref.face & 1 ? 1.0 : -1.0;
   std::array<Polygon, 2> buf;
-  corners(ib, inc, buf[1]);
-  for (int i = 0; i < buf[1].n; ++i) buf[0].add(rb.R.transpose() * (buf[1].pts[std::size_t(i)] - rb.p));
+  buf[0] = inc;
   // the sides in the face loop's order, as face_contact clips them: the side through corners
   // v0 -> v1 bounds the axis along which they agree, on their side
   int cur = 0;
@@ -208,39 +218,55 @@ void face_contact(const WorldBox& rb, const BoxFeature& ref, const WorldBox& ib,
   for (int i = 0; i < kept.n; ++i) {
     const Vec3& x = kept.pts[std::size_t(i)];
     const double depth = rb.h[k] - side * x[k];
-    if (keep(depth, envelope)) out.push_back({rb.p + rb.R * x + 0.5 * depth * m, m, depth, ref.id, inc.id});
+    if (keep(depth, envelope)) out.push_back({rb.p + rb.R * x + 0.5 * depth * m, m, depth, ref.id, inc_id});
   }
 }
 
 }  // namespace
 
 Penetration box_sat(const Placed& a, const Placed& b, double scale, double envelope) {
-  return sat(WorldBox(a), WorldBox(b), scale, envelope);
+  const BoxPair pair(a, b);
+  Vec3 n_a;
+  return sat(pair, scale, envelope, n_a);
 }
 
 void box_box_contact(const Placed& a, const Placed& b, double envelope, std::vector<ContactPoint>& out) {
-  const WorldBox A(a), B(b);
-  const Penetration pen = sat(A, B, std::max(A.size() + B.size(), 1e-9), envelope);
+  const BoxPair P(a, b);
+  const WorldBox &A = P.a, &B = P.b;
+  Vec3 n_a;
+  const Penetration pen = sat(P, std::max(A.size() + B.size(), 1e-9), envelope, n_a);
   if (!keep(pen.depth, envelope)) return;
-  // convex_manifold (features.cpp): the reference face lies along the axis
-  const BoxFeature fa = box_feature(A, pen.n, kReferenceCos);
-  const BoxFeature fb = box_feature(B, -pen.n, kReferenceCos);
+  const Vec3 n_b = P.R.transpose() * n_a;  // the axis in b's frame
+  // convex_manifold (features.cpp): the reference face lies along the axis; the incident feature
+  // is the other box's support along minus its normal, and its corners are taken into the
+  // reference box's frame through R (x_a = ca + R x_b, x_b = R^T x_a - cb)
+  const BoxFeature fa = box_feature(A, n_a, kReferenceCos);
+  const BoxFeature fb = box_feature(B, -n_b, kReferenceCos);
   const bool a_ref = fa.is_face() && (!fb.is_face() || fa.align >= fb.align);
   const std::size_t start = out.size();
+  std::array<int, 4> ids;
+  Polygon inc;
   if (a_ref) {
-    face_contact(A, fa, B, box_feature(B, -A.normal(fa.face), kFeatureCos), envelope, out);
+    const double sign = fa.face & 1 ? 1.0 : -1.0;  // A's face normal in b's frame: sign R.row(k)
+    const BoxFeature fi = box_feature(B, -sign * P.R.row(fa.face / 2).transpose(), kFeatureCos);
+    for (int k = 0, n = corner_ids(fi, ids); k < n; ++k) inc.add(P.ca + P.R * B.local(ids[std::size_t(k)]));
+    face_contact(A, fa, inc, fi.id, envelope, out);
   } else if (fb.is_face()) {
-    face_contact(B, fb, A, box_feature(A, -B.normal(fb.face), kFeatureCos), envelope, out);
+    const double sign = fb.face & 1 ? 1.0 : -1.0;  // B's face normal in a's frame: sign R.col(k)
+    const BoxFeature fi = box_feature(A, -sign * P.R.col(fb.face / 2), kFeatureCos);
+    for (int k = 0, n = corner_ids(fi, ids); k < n; ++k)
+      inc.add(P.R.transpose() * A.local(ids[std::size_t(k)]) - P.cb);
+    face_contact(B, fb, inc, fi.id, envelope, out);
     flip(out, start);
   }
   if (out.size() > start) return;
   // no face along the axis (edge-edge, vertex) or nothing left after clipping
-  const BoxFeature ea = box_feature(A, pen.n, kNoFace), eb = box_feature(B, -pen.n, kNoFace);
-  Polygon pa, pb;
-  corners(A, ea, pa);
-  corners(B, eb, pb);
-  segment_contact({pa.pts[0], pa.pts[std::size_t(pa.n - 1)]}, ea.id, {pb.pts[0], pb.pts[std::size_t(pb.n - 1)]}, eb.id,
-                  pen, envelope, out);
+  const BoxFeature ea = box_feature(A, n_a, kNoFace), eb = box_feature(B, -n_b, kNoFace);
+  const auto segment = [&](const WorldBox& box, const BoxFeature& f) {
+    const int n = corner_ids(f, ids);
+    return Segment{box.corner(ids[0]), box.corner(ids[std::size_t(n - 1)])};
+  };
+  segment_contact(segment(A, ea), ea.id, segment(B, eb), eb.id, pen, envelope, out);
 }
 
 }  // namespace coulomb::detail
