@@ -17,8 +17,8 @@ Penetration box_sat(const Placed& a, const Placed& b, double scale, double envel
 
 // Appends the contact points of two boxes: box_sat's axis, then convex_manifold's rules (a
 // reference face within kReferenceCos of the axis, the other box's incident face, edge or vertex
-// clipped to it; else the closest pairs of the two edges or vertices) on fixed-size arrays.
-// Points closer than `envelope` are kept; more than 4 are left to the caller's reduction.
+// clipped to it; else the closest pairs of the two edges or vertices) on fixed-size arrays, and
+// reduce_manifold's rule for more than 4 points. Points closer than `envelope` are kept.
 void box_box_contact(const Placed& a, const Placed& b, double envelope, std::vector<ContactPoint>& out);
 
 }  // namespace coulomb::detail
