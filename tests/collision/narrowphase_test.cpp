@@ -1,6 +1,7 @@
 // Tests for collision/src/narrowphase.cpp. Oracles: closed-form overlap regions of stacked
 // boxes, ball distances, the exact support point of a cylinder, equivalence across paths
-// (Bullet box-box against the hull clipping path) and symmetry of the dispatch table. Depths
+// (the box-box path against the hull path and the general manifold) and symmetry of the
+// dispatch table. Depths
 // against separating-axis and point-distance oracles: narrowphase_oracle_test.cpp.
 #include "narrowphase_fixtures.h"
 #include "../../collision/src/box_box.h"
