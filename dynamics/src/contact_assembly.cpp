@@ -78,12 +78,17 @@ void assemble_contacts(const RigidModel& model, const RigidState& state, const s
     ContactRows& J = out.rows[k];  // written in place: no temporary, no copy
     contact_rows(c.normal, t, s, c.point - state.x[a], c.point - state.x[b], J);
 
-    Vec6 ua, ub;
-    ua << state.v[a], state.w[a];
-    ub << state.v[b], state.w[b];
-    const double v_pre = J.velocity(ua, ub)[0];  // v_N^- = J_N u^t
     const double gap = -c.depth;
     const double e = coeffs[k].restitution;
+    // v_N^- = J_N u^t, needed only with restitution (a resting stack has none, and skips the
+    // two Vec6 copies and the 4-row product per contact)
+    const auto normal_velocity = [&] {
+      Vec6 ua, ub;
+      ua << state.v[a], state.w[a];
+      ub << state.v[b], state.w[b];
+      return J.velocity(ua, ub)[0];
+    };
+    const double v_pre = e > 0.0 ? normal_velocity() : 0.0;
 
     Vec4 bias = J.velocity(u_free[a], u_free[b]);  // J u_free, eq. 18
     if (e > 0.0 && v_pre < -settings.restitution_threshold && gap + settings.gap_horizon * v_pre <= 0.0)
