@@ -11,6 +11,7 @@
 
 #include "features.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -111,9 +112,9 @@ Penetration sat(const BoxPair& pair, double scale, double envelope, Vec3& n_a) {
     }
     return false;
   };
-  if (edges_of(std::integral_constant<int, 0>{}) || edges_of(std::integral_constant<int, 1>{}) ||
-      edges_of(std::integral_constant<int, 2>{}))
-    return result();
+  // each stops the rest once the pair is apart
+  (void)(edges_of(std::integral_constant<int, 0>{}) || edges_of(std::integral_constant<int, 1>{}) ||
+         edges_of(std::integral_constant<int, 2>{}));
   return result();
 }
 
@@ -194,76 +195,32 @@ void clip(const Polygon& in, int axis, double sign, double h, Polygon& out) {
   }
 }
 
-// reduce_manifold (narrowphase.h) for the points of a convex polygon in its order, measured in
-// the plane of axes t1, t2 (the reference face's): the deepest, then, one by one, the point that
-// adds the most area to the hull of those chosen (and a millionth of the size times the
-// perimeter), never one with a deeper point below it within 45 degrees. The hull of points of a
-// convex polygon is those points in the polygon's order, so no hull is built: the same choice
-// as reduce_manifold's up to round-off (a clipped face gives up to 8 points; sorting and chaining
-// hulls for every candidate was a third of a box pair). Writes the chosen indices in increasing
-// order; returns their count (all points when there are at most 4).
-int reduce_convex(const Polygon& poly, const std::array<double, 16>& depth, int t1, int t2, std::array<int, 16>& chosen) {
-  const int n = poly.n;
-  if (n <= 4) {
-    for (int i = 0; i < n; ++i) chosen[std::size_t(i)] = i;
-    return n;
+// reduce_manifold's choice (choose_spread, features.h) for the points of a convex polygon in its
+// order, measured in the plane of axes t1, t2 (the reference face's). The hull of points of a
+// convex polygon is those points in the polygon's order, so no hull is sorted and chained for
+// every candidate (a clipped face gives up to 8 points; the general reduction took 15% of the Wall probe's samples): the same
+// choice up to round-off. Writes the chosen indices in increasing order; returns their count.
+int reduce_convex(const Polygon& poly, const std::array<double, 16>& depth, int t1, int t2, std::array<int, 8>& chosen) {
+  if (poly.n <= 4) {
+    for (int i = 0; i < poly.n; ++i) chosen[std::size_t(i)] = i;
+    return poly.n;
   }
-  const auto x = [&](int i) { return Eigen::Vector2d(poly.pts[std::size_t(i)][t1], poly.pts[std::size_t(i)][t2]); };
-  int deepest = 0;
-  for (int i = 1; i < n; ++i)
-    if (depth[std::size_t(i)] > depth[std::size_t(deepest)]) deepest = i;
-  double size = 0.0;
-  for (int i = 0; i < n; ++i) size = std::max(size, (x(i) - x(deepest)).norm());
-  std::array<bool, 16> out{};  // shadowed or chosen
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n && !out[std::size_t(i)]; ++j)
-      out[std::size_t(i)] = depth[std::size_t(j)] > depth[std::size_t(i)] &&
-                            (x(i) - x(j)).norm() < depth[std::size_t(j)] - depth[std::size_t(i)];
-  // area and perimeter of the points `set[0, m)` (increasing indices) as a closed polygon
-  const auto measure = [&](const std::array<int, 16>& set, int m, double& area, double& perimeter) {
-    area = perimeter = 0.0;
-    for (int a = 0; a < m; ++a) {
-      const Eigen::Vector2d p = x(set[std::size_t(a)]), q = x(set[std::size_t((a + 1) % m)]);
-      area += 0.5 * (p.x() * q.y() - p.y() * q.x());
-      perimeter += (q - p).norm();
+  std::array<Eigen::Vector2d, 16> xy;
+  for (int i = 0; i < poly.n; ++i) xy[std::size_t(i)] = {poly.pts[std::size_t(i)][t1], poly.pts[std::size_t(i)][t2]};
+  const auto hull = [&](const std::array<int, 8>& c, int m, int i) {
+    std::array<int, 8> set = c;  // c[0, m) and i in the polygon's order
+    set[std::size_t(m)] = i;
+    std::sort(set.begin(), set.begin() + m + 1);
+    HullMeasure h;
+    for (int e = 0; e <= m; ++e) {
+      const Eigen::Vector2d &p = xy[std::size_t(set[std::size_t(e)])], &q = xy[std::size_t(set[std::size_t((e + 1) % (m + 1))])];
+      h.area += 0.5 * (p.x() * q.y() - p.y() * q.x());
+      h.perimeter += (q - p).norm();
     }
-    area = std::abs(area);
+    h.area = std::abs(h.area);
+    return h;
   };
-  int m = 1;
-  chosen[0] = deepest;
-  out[std::size_t(deepest)] = true;
-  double area = 0.0, perimeter = 0.0;
-  std::array<int, 16> trial;
-  while (m < 4) {
-    int pick = -1;
-    double best = 1e-12 * size * size, pick_area = 0.0, pick_perimeter = 0.0;  // below this nothing adds spread
-    for (int i = 0; i < n; ++i) {
-      if (out[std::size_t(i)]) continue;
-      int t = 0;  // chosen with i, in increasing order
-      for (int c = 0; c < m; ++c) {
-        if (chosen[std::size_t(c)] > i && (c == 0 || chosen[std::size_t(c - 1)] < i)) trial[std::size_t(t++)] = i;
-        trial[std::size_t(t++)] = chosen[std::size_t(c)];
-      }
-      if (t == m) trial[std::size_t(t++)] = i;
-      double a = 0.0, p = 0.0;
-      measure(trial, t, a, p);
-      const double gain = (a - area) + 1e-6 * size * (p - perimeter);
-      if (gain > best) best = gain, pick = i, pick_area = a, pick_perimeter = p;
-    }
-    if (pick < 0) break;
-    int t = 0;
-    for (int c = 0; c < m; ++c) {
-      if (chosen[std::size_t(c)] > pick && (c == 0 || chosen[std::size_t(c - 1)] < pick)) trial[std::size_t(t++)] = pick;
-      trial[std::size_t(t++)] = chosen[std::size_t(c)];
-    }
-    if (t == m) trial[std::size_t(t++)] = pick;
-    chosen = trial;
-    m = t;
-    out[std::size_t(pick)] = true;
-    area = pick_area;
-    perimeter = pick_perimeter;
-  }
-  return m;
+  return choose_spread(xy.data(), depth.data(), poly.n, 4, hull, chosen);
 }
 
 // face_contact (features.cpp): the incident feature clipped to the prism over the reference
@@ -296,7 +253,7 @@ void face_contact(const WorldBox& rb, const BoxFeature& ref, const Polygon& inc,
     depth[std::size_t(kept.n)] = d;
     kept.add(x);
   }
-  std::array<int, 16> chosen;
+  std::array<int, 8> chosen;
   const int n = reduce_convex(kept, depth, (k + 1) % 3, (k + 2) % 3, chosen);
   for (int c = 0; c < n; ++c) {
     const auto i = std::size_t(chosen[std::size_t(c)]);

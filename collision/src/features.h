@@ -7,6 +7,7 @@
 #include "penetration.h"
 
 #include <algorithm>
+#include <array>
 #include <utility>
 #include <vector>
 
@@ -74,6 +75,57 @@ void segment_contact(const Segment& a, int id_a, const Segment& b, int id_b, con
 // closest pairs of the two edges/vertices. Points are kept while closer than `envelope`.
 void convex_manifold(const Placed& a, const Placed& b, const Penetration& pen, double envelope,
                      std::vector<ContactPoint>& out);
+
+// Area and perimeter of a 2D hull (reduce_manifold's measure of spread).
+struct HullMeasure { double area = 0.0, perimeter = 0.0; };
+
+// reduce_manifold's choice (narrowphase.h) among n points with plane coordinates xy and depths:
+// the deepest, then one by one the point that adds the most hull area (and a millionth of the
+// set's size times the perimeter) to those chosen, never a shadowed one. `hull(chosen, m, i)`
+// measures the hull of chosen[0, m) (in the order chosen) and point i: the general path builds
+// it, a convex polygon's points in order are their own hull (box_box.cpp). Writes the chosen
+// indices in increasing order; returns their count (at most max_n <= 8).
+template <class Hull>
+int choose_spread(const Eigen::Vector2d* xy, const double* depth, int n, int max_n, Hull&& hull,
+                  std::array<int, 8>& chosen) {
+  if (n <= 0 || max_n <= 0) return 0;
+  int deepest = 0;
+  for (int i = 1; i < n; ++i)
+    if (depth[i] > depth[deepest]) deepest = i;
+  double size = 0.0;  // of the point set, for relative tolerances
+  for (int i = 0; i < n; ++i) size = std::max(size, (xy[i] - xy[deepest]).norm());
+  // A point with a deeper one below it (within 45 degrees of the normal) is shadowed: the
+  // surfaces meet there first, and only a rotation of more than 45 degrees could bring the
+  // shallow one into play. Once the envelope is larger than a body (a 1 cm cube, a 2 mm rod with
+  // the default 1 cm envelope), its far vertices come as speculative points with the same
+  // footprint as the near ones, and as they spread the area just as well they used to take the
+  // near ones' places: the cube stood on one real corner and three speculative ones, tipped and
+  // sank (issue 11). Shadowed points are not candidates.
+  boost::container::small_vector<char, 32> out(std::size_t(n), 0);  // shadowed, then also chosen
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n && !out[std::size_t(i)]; ++j)
+      out[std::size_t(i)] = depth[j] > depth[i] && (xy[i] - xy[j]).norm() < depth[j] - depth[i];
+  int m = 0;
+  chosen[std::size_t(m++)] = deepest;
+  out[std::size_t(deepest)] = 1;
+  HullMeasure current;
+  while (m < std::min(max_n, 8)) {
+    int pick = -1;
+    double best = 1e-12 * size * size;  // below this nothing adds spread
+    for (int i = 0; i < n; ++i) {
+      if (out[std::size_t(i)]) continue;
+      const HullMeasure h = hull(chosen, m, i);
+      const double gain = (h.area - current.area) + 1e-6 * size * (h.perimeter - current.perimeter);
+      if (gain > best) best = gain, pick = i;
+    }
+    if (pick < 0) break;
+    current = hull(chosen, m, pick);
+    chosen[std::size_t(m++)] = pick;
+    out[std::size_t(pick)] = 1;
+  }
+  std::sort(chosen.begin(), chosen.begin() + m);
+  return m;
+}
 
 // turns points computed for (b, a) into points for (a, b)
 void flip(std::vector<ContactPoint>& pts, std::size_t from);

@@ -244,8 +244,6 @@ void dispatch(const ShapeLibrary& lib, const Placed& a, const Placed& b, double 
 
 // ---- manifold reduction ----
 
-struct HullMeasure { double area = 0.0, perimeter = 0.0; };
-
 // Area and perimeter of the 2D convex hull (Andrew's monotone chain, 1979); a segment's
 // perimeter is twice its length, so collinear sets are measured by their spread too.
 // The reduction measures a hull of at most max_n points for every candidate of every round
@@ -321,7 +319,6 @@ namespace {
 
 std::size_t reduce_manifold(ContactPoint* pts, std::size_t n, std::size_t max_n) {
   if (n <= max_n) return n;
-  max_n = std::min(max_n, kHullPoints);  // hull_measure's bound (callers ask for 4)
   std::size_t deepest = 0;
   for (std::size_t i = 1; i < n; ++i)
     if (pts[i].depth > pts[deepest].depth) deepest = i;
@@ -329,46 +326,23 @@ std::size_t reduce_manifold(ContactPoint* pts, std::size_t n, std::size_t max_n)
   Vec3 t, s;
   tangent_basis(len > 0.0 ? Vec3(pts[deepest].normal / len) : Vec3(Vec3::UnitZ()), t, s);
   thread_local std::vector<Eigen::Vector2d> xy;  // kept between calls: no allocation in steady state
+  thread_local std::vector<double> depth;
   xy.resize(n);
-  double size = 0.0;  // of the point set, for relative tolerances
-  for (std::size_t i = 0; i < n; ++i) xy[i] = {pts[i].point.dot(t), pts[i].point.dot(s)};
-  for (std::size_t i = 0; i < n; ++i) size = std::max(size, (xy[i] - xy[deepest]).norm());
-  // A point with a deeper one below it (within 45 degrees of the normal) is shadowed: the
-  // surfaces meet there first, and only a rotation of more than 45 degrees could bring the
-  // shallow one into play. Once the envelope is larger than a body (a 1 cm cube, a 2 mm rod with
-  // the default 1 cm envelope), its far vertices come as speculative points with the same
-  // footprint as the near ones, and as they spread the area just as well they used to take the
-  // near ones' places: the cube stood on one real corner and three speculative ones, tipped and
-  // sank (issue 11). Shadowed points are not candidates.
-  boost::container::small_vector<char, 32> shadowed(n, 0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < n && !shadowed[i]; ++j)
-      shadowed[i] = pts[j].depth > pts[i].depth && (xy[i] - xy[j]).norm() < pts[j].depth - pts[i].depth;
-  boost::container::small_vector<std::size_t, 8> chosen{deepest};
-  Points2 chosen_xy{xy[deepest]};
-  HullMeasure current;
-  while (chosen.size() < max_n) {
-    std::size_t pick = n;
-    double best = 1e-12 * size * size;  // below this nothing adds spread
-    for (std::size_t i = 0; i < n; ++i) {
-      if (shadowed[i] || std::find(chosen.begin(), chosen.end(), i) != chosen.end()) continue;
-      chosen_xy.push_back(xy[i]);
-      const HullMeasure m = hull_measure(chosen_xy);
-      chosen_xy.pop_back();
-      const double gain = (m.area - current.area) + 1e-6 * size * (m.perimeter - current.perimeter);
-      if (gain > best) { best = gain; pick = i; }
-    }
-    if (pick == n) break;
-    chosen.push_back(pick);
-    chosen_xy.push_back(xy[pick]);
-    current = hull_measure(chosen_xy);
-  }
-  if (max_n == 0) chosen.clear();
-  std::sort(chosen.begin(), chosen.end());
+  depth.resize(n);
+  for (std::size_t i = 0; i < n; ++i) xy[i] = {pts[i].point.dot(t), pts[i].point.dot(s)}, depth[i] = pts[i].depth;
+  std::array<int, 8> chosen;
+  const int m = choose_spread(xy.data(), depth.data(), int(n), int(std::min(max_n, kHullPoints)),
+                              [&](const std::array<int, 8>& c, int k, int i) {
+                                Points2 set;
+                                for (int j = 0; j < k; ++j) set.push_back(xy[std::size_t(c[std::size_t(j)])]);
+                                set.push_back(xy[std::size_t(i)]);
+                                return hull_measure(set);
+                              },
+                              chosen);
   // chosen is increasing and chosen[k] >= k: moving them to the front in order overwrites
   // nothing still to be read
-  for (std::size_t k = 0; k < chosen.size(); ++k) pts[k] = pts[chosen[k]];
-  return chosen.size();
+  for (int k = 0; k < m; ++k) pts[k] = pts[std::size_t(chosen[std::size_t(k)])];
+  return std::size_t(m);
 }
 
 }  // namespace
