@@ -64,6 +64,7 @@
 #include <tbb/parallel_for.h>
 
 #include "sweep_team.h"
+#include "thread_scratch.h"
 
 #include <algorithm>
 #include <chrono>
@@ -181,9 +182,9 @@ template <int First, int Last, class Op>
 SweepResult colored_sweep(Op& op, std::vector<Vec4>& lambda, const ContactColoring& c, const std::vector<Vec4>& step,
                           detail::SweepTeam& team, std::vector<detail::Padded<SweepResult>>& acc) {
   acc.assign(std::size_t(team.size()), {});
-  detail::colored_sweep(team, c, op, [&](int first, int end, int member) {
+  detail::colored_sweep(team, c, op, [&](const int* contacts, int n, int member) {
     SweepResult s;
-    detail::for_each_in_run(op, c, first, end, [&](int k) { sweep_contact<First, Last, false>(op, lambda, k, step, s); },
+    detail::for_each_in_run(op, contacts, n, [&](int k) { sweep_contact<First, Last, false>(op, lambda, k, step, s); },
                             [&](int k) {  // the solver's own per-contact data, with the operator's
                               __builtin_prefetch(&lambda[std::size_t(k)], 1);
                               __builtin_prefetch(&step[std::size_t(k)]);
@@ -248,6 +249,12 @@ double current_theta(Op& op, const std::vector<Vec4>& lambda, std::vector<Vec4>&
   return pgs_detail::theta(std::as_const(op), lambda, v);
 }
 
+// pgs()'s work arrays, kept per thread between solves
+struct PgsScratch {
+  std::vector<Vec4> step, velocity;
+  FinalTerms final;
+};
+
 // `point` holds the contact positions, or is null where there are none (assembled problems).
 // Joint rows (contact_operator.h) are swept after the contacts of every sweep, Gauss-Seidel
 // style with their exact block solve, and take part in the stopping test.
@@ -269,7 +276,11 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   std::vector<detail::Padded<SweepResult>> member_results;
 
   // a warm start must itself lie in the box before it is used; the row steps in the same pass
-  std::vector<Vec4> scratch, step(static_cast<std::size_t>(nc));
+  // (the thread's scratch, thread_scratch.h: every entry is written before it is read)
+  detail::ThreadScratch<PgsScratch> kept;
+  std::vector<Vec4>& scratch = kept->velocity;
+  std::vector<Vec4>& step = kept->step;
+  step.resize(std::size_t(nc));
   detail::team_pass(team, nc, [&](int begin, int end, int) {
     project_onto_box(op, lambda, begin, end);
     row_steps(op, opt.pgs.sor, step, begin, end);
@@ -361,7 +372,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   // projection changed an impulse (a reset was ~15 us of the Wall's 300 us pgs:10 solve).
   if (project_onto_box(team, op, lambda)) reset();
   const bool merit_wanted = opt.evaluate_merit || opt.merit_tol > 0.0;  // merit_tol's test reads it
-  FinalTerms final;
+  FinalTerms& final = kept->final;
   final_terms(team, std::as_const(op), lambda, merit_wanted, opt.abs_tol, final);
   double theta = 0.0;
   for (const double t : final.theta) theta += t;

@@ -18,6 +18,7 @@
 // parallel: also identical for every thread count.
 #include "cpu_clock.h"
 #include "sweep_team.h"
+#include "thread_scratch.h"
 
 #include <coulomb/contact_coloring.h>
 #include <coulomb/merit.h>
@@ -285,6 +286,14 @@ Vec4 feasible(const Vec4& l, const Vec3& mu) {
   return out;
 }
 
+// prox()'s work arrays, kept per thread between solves
+struct ProxScratch {
+  std::vector<ContactR> R;
+  std::vector<ContactMetric> metric;
+  std::vector<Vec4> next, velocity;
+  std::vector<double> merit_terms;
+};
+
 // Joint rows (contact_operator.h) follow the contacts in every sweep: their proximal step with
 // the r-factor of each joint's own block, R = (A_jj + E)^-1 (exact for the equality rows when
 // r_scale = 1), in the same Gauss-Seidel or Jacobi fashion as the contacts; they take part in
@@ -310,8 +319,12 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
   }
   // hot and cold halves in separate arrays, so that a sweep streams 80 bytes of r-factors per
   // contact and touches the metric only for a sliding contact or a full R0
-  std::vector<ContactR> R(static_cast<std::size_t>(nc));
-  std::vector<ContactMetric> metric(static_cast<std::size_t>(nc));
+  // (the thread's scratch, thread_scratch.h: every entry is written before it is read)
+  detail::ThreadScratch<ProxScratch> scratch;
+  std::vector<ContactR>& R = scratch->R;
+  std::vector<ContactMetric>& metric = scratch->metric;
+  R.resize(std::size_t(nc));
+  metric.resize(std::size_t(nc));
   // graph_coloring: the helpers of the colour stages (sweep_team.h), for the whole solve; they
   // also take the passes over all contacts (r-factors here, the merit at the end). The caller
   // starts them before it colours the contacts, so that they are awake for the first pass.
@@ -334,8 +347,11 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
   const auto reset = [&] { detail::colored_reset(team, coloring, op, lambda); };
   reset();
 
-  std::vector<Vec4> next(static_cast<std::size_t>(nc)), velocity(static_cast<std::size_t>(nc));
-  std::vector<double> merit_terms;
+  std::vector<Vec4>& next = scratch->next;
+  std::vector<Vec4>& velocity = scratch->velocity;
+  std::vector<double>& merit_terms = scratch->merit_terms;
+  next.resize(std::size_t(nc));
+  velocity.resize(std::size_t(nc));
   // The first sweep has no predecessor to be compared with (r^0 = infinity in algorithms 1-2),
   // yet a Gauss-Seidel sweep with too large an r amplifies from contact to contact (measured:
   // velocities of 1e12 m/s in the first step of the Wall with r = 5). It must stay within a
@@ -370,9 +386,9 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
         // colour by colour on the team (sweep_team.h): a colour's contacts share no moving body,
         // so the result is one thread's, bit for bit
         member_max.assign(std::size_t(team.size()), {});  // per member: max |d|, max |lambda|
-        detail::colored_sweep(team, *coloring, op, [&](int first, int end, int member) {
+        detail::colored_sweep(team, *coloring, op, [&](const int* contacts, int n, int member) {
           double delta = 0.0, largest = 0.0;
-          detail::for_each_in_run(op, *coloring, first, end, [&](int k) { update(k, delta, largest); }, [&](int k) {
+          detail::for_each_in_run(op, contacts, n, [&](int k) { update(k, delta, largest); }, [&](int k) {
             const auto i = std::size_t(k);  // the solver's own per-contact data, with the operator's
             __builtin_prefetch(&lambda[i]);
             __builtin_prefetch(&next[i], 1);

@@ -109,6 +109,13 @@ class ColorSchedule {
   bool dependent(int u) const { return dependent_[std::size_t(u)] != 0; }
   // whether member m's run of colour g has a dependent unit
   bool waits(int g, int m) const { return waits_[index(g, m)] != 0; }
+  // Self-synced: the contacts of c.order in another order within each member's run of each
+  // colour, those of the run's units that wait for no one first, then those of its dependent
+  // units from split(g, m) on (a run's position in c.order unchanged). One visit each, rather
+  // than one per stretch of consecutive units of a kind: on spheres.json a visit held about 7
+  // contacts, too few for the sweep's prefetch 8 contacts ahead (for_each_in_run) to begin.
+  const int* synced_order() const { return order_.data(); }
+  int split(int g, int m) const { return split_[index(g, m)]; }
   // the first unit of member i's run of colour g (i = members: one past the colour's last unit)
   int unit(int g, int i) const { return unit_[index(g, i)]; }
   // what member m's run of colour g took (sweep_ticks), by that member
@@ -168,6 +175,22 @@ class ColorSchedule {
             w = m;  // a colour's units share no moving body: no other unit of g reads it
           }
     self_synced_ = members_ > 1 && 4 * count < units_;
+    if (!self_synced_) return;
+    // each run's contacts, those of its other units first, then those of its dependent ones
+    order_.resize(c.order.size());
+    split_.assign(fraction_.size(), 0);
+    for (int g = 0; g < colors_; ++g)
+      for (int m = 0; m < members_; ++m) {
+        const int a = unit(g, m), b = unit(g, m + 1);
+        int slot = c.unit_start[std::size_t(a)];
+        for (const bool dependent : {false, true}) {
+          if (dependent) split_[index(g, m)] = slot;
+          for (int u = a; u < b; ++u)
+            if ((dependent_[std::size_t(u)] != 0) == dependent)
+              for (int e = c.unit_start[std::size_t(u)]; e < c.unit_start[std::size_t(u) + 1]; ++e)
+                order_[std::size_t(slot++)] = c.order[std::size_t(e)];
+        }
+      }
   }
   std::size_t index(int g, int i) const { return std::size_t(g) * std::size_t(members_ + 1) + std::size_t(i); }
   std::uint64_t ticks(int g, int m) const { return ticks_[std::size_t(m) * std::size_t(stride_) + std::size_t(g)]; }
@@ -177,6 +200,7 @@ class ColorSchedule {
   std::vector<int> unit_;         // the same cuts as unit indices
   std::vector<std::uint64_t> ticks_;
   std::vector<std::uint8_t> dependent_, waits_;  // per unit; per colour and member
+  std::vector<int> order_, split_;               // self-synced: synced_order(), split()
   bool self_synced_ = false;
 };
 
@@ -414,7 +438,7 @@ class SweepTeam {
 };
 
 // One Gauss-Seidel sweep colour by colour (contact_coloring.h), the overflow group last in the
-// caller. visit(first, end, member) for runs of contacts c.order[first .. end): a run keeps its
+// caller. visit(contacts, n, member) for runs of n contacts, k = contacts[0 .. n): a run keeps its
 // running maxima in registers and merges them once (kept in the member's slot for every contact,
 // they cost the sphere pile a store and a reload per row on the maxima's dependency chain).
 // Once every helper has started, the colours are the phases of one run_phases() stage: member m
@@ -435,7 +459,8 @@ void colored_sweep(SweepTeam& team, const ContactColoring& c, const Op& op, Visi
   const auto units = [&](int u0, int u1, int member) {
     if (u1 <= u0) return;
     prefetch_bodies(u0, u1);
-    visit(c.unit_start[std::size_t(u0)], c.unit_start[std::size_t(u1)], member);
+    const int first = c.unit_start[std::size_t(u0)];
+    visit(c.order.data() + first, c.unit_start[std::size_t(u1)] - first, member);
   };
   // member's run of colour g: whole units, cut where the schedule puts them
   ColorSchedule& schedule = team.schedule();
@@ -445,27 +470,21 @@ void colored_sweep(SweepTeam& team, const ContactColoring& c, const Op& op, Visi
     units(schedule.unit(g, member), schedule.unit(g, member + 1), member);
     schedule.record(g, member, sweep_ticks() - t0);
   };
-  // self-synced: the units that wait for no one, in stretches of consecutive ones, then, once
-  // the other members have finished the colours before, the others
+  // self-synced: the contacts of the units that wait for no one, then, once the other members
+  // have finished the colours before, the others (the schedule's synced_order())
   auto synced_share = [&](int g, int member, int) {
     const int a = schedule.unit(g, member), b = schedule.unit(g, member + 1);
     if (!schedule.waits(g, member)) {
       units(a, b, member);
       return;
     }
-    prefetch_bodies(a, b);
-    const auto stretches = [&](bool dependent) {
-      for (int u = a; u < b;) {
-        int e = u;
-        while (e < b && schedule.dependent(e) == dependent) ++e;  // a stretch of the kind asked for
-        if (e > u) visit(c.unit_start[std::size_t(u)], c.unit_start[std::size_t(e)], member);
-        while (e < b && schedule.dependent(e) != dependent) ++e;  // then the other kind, skipped
-        u = e;
-      }
-    };
-    stretches(false);
+    const int first = c.unit_start[std::size_t(a)], split = schedule.split(g, member), end = c.unit_start[std::size_t(b)];
+    const int* order = schedule.synced_order();
+    for (int e = first; e < split; ++e) op.prefetch(order[e]);
+    if (split > first) visit(order + first, split - first, member);
     team.wait_phase(g - 1, member);
-    stretches(true);
+    for (int e = split; e < end; ++e) op.prefetch(order[e]);
+    visit(order + split, end - split, member);
   };
   const bool synced = schedule.self_synced();
   const bool shared = synced ? team.run_phases(c.colors(), synced_share, true) : team.run_phases(c.colors(), share);
@@ -490,15 +509,15 @@ void colored_reset(SweepTeam& team, const ContactColoring* c, Op& op, const std:
     return;
   }
   op.clear();
-  colored_sweep(team, *c, op, [&](int first, int end, int) {
-    for (int e = first; e < end; ++e) {
-      const auto k = std::size_t(c->order[std::size_t(e)]);
+  colored_sweep(team, *c, op, [&](const int* contacts, int n, int) {
+    for (int e = 0; e < n; ++e) {
+      const auto k = std::size_t(contacts[e]);
       if (lambda[k] != Vec4::Zero()) op.applied(int(k), lambda[k]);
     }
   }, false);
 }
 
-// f(k) for the contacts c.order[first .. end) of one run of colored_sweep, on problems beyond a
+// f(k) for the contacts k = contacts[0 .. n) of one run of colored_sweep, on problems beyond a
 // core's L2 asking for each contact's data kPrefetchContacts contacts ahead: the operator's
 // (op.prefetch_contact) and the solver's own (also(k): its impulses, r-factors, row steps). A
 // colour visits contacts far apart in memory, each array a cache miss of its own: on
@@ -507,15 +526,15 @@ void colored_reset(SweepTeam& team, const ContactColoring* c, Op& op, const std:
 // prox's impulses and r-factors asked for ahead, 10.94-11.01 with the rows and A_kk only (issue
 // 12, ninth session).
 template <class Op, class F, class G>
-void for_each_in_run(const Op& op, const ContactColoring& c, int first, int end, F&& f, G&& also) {
+void for_each_in_run(const Op& op, const int* contacts, int n, F&& f, G&& also) {
   const bool ahead = op.size() >= kPrefetchFromContacts;
-  for (int e = first; e < end; ++e) {
-    if (ahead && e + kPrefetchContacts < end) {
-      const int k = c.order[std::size_t(e + kPrefetchContacts)];
+  for (int e = 0; e < n; ++e) {
+    if (ahead && e + kPrefetchContacts < n) {
+      const int k = contacts[e + kPrefetchContacts];
       op.prefetch_contact(k);
       also(k);
     }
-    f(c.order[std::size_t(e)]);
+    f(contacts[e]);
   }
 }
 

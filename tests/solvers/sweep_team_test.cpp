@@ -2,6 +2,7 @@
 // stage runs exactly once whatever the thread count, stages never overlap, and a team whose
 // helpers never get a thread still finishes (the caller takes every block).
 #include "../../solvers/src/sweep_team.h"
+#include "../../solvers/src/thread_scratch.h"
 
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
@@ -155,7 +156,9 @@ TEST(ColorSchedule, CutsSettleWhereTheMembersTimesAreEqual) {
     }
     // colour 0 costs 3 u up to unit 50, then 150 + (u - 50): a half (100) at u = 33.3, thirds
     // (66.7 and 133.3) at u = 22.2 and 44.4
-    if (members == 2) EXPECT_NEAR(s.unit(0, 1), 33, 1);
+    if (members == 2) {
+      EXPECT_NEAR(s.unit(0, 1), 33, 1);
+    }
     if (members == 3) {
       EXPECT_NEAR(s.unit(0, 1), 22, 1);
       EXPECT_NEAR(s.unit(0, 2), 44, 1);
@@ -226,6 +229,61 @@ TEST(ColorSchedule, AUnitIsDependentWhenAnotherMemberWroteItsBodyEarlierInTheSwe
   detail::ColorSchedule alone;
   alone.prepare(c, 1);
   EXPECT_FALSE(alone.self_synced());
+}
+
+// Self-synced, a member's run of a colour is swept from synced_order(): the contacts of its units
+// that wait for no one, then from split() those of its dependent units, each run where it lies in
+// c.order. Colour 0: units of bodies 0-1, 2-3 (the first member's), 4-5, 6-7 (the second's);
+// colour 1: 3-4 and 1-8 (the first's; 3-4 waits for body 4), 5-9 and 7-10. One dependent unit of
+// eight: self-synced, and the first member's colour-1 run is swept 1-8 first, then 3-4.
+TEST(ColorSchedule, ASelfSyncedRunSweepsItsDependentUnitsLast) {
+  ContactColoring c;
+  c.order = {0, 1, 2, 3, 4, 5, 6, 7};
+  c.unit_start = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+  c.color_start = {0, 4, 8, 8};
+  c.unit_bodies = {{0, 1}, {2, 3}, {4, 5}, {6, 7}, {3, 4}, {1, 8}, {5, 9}, {7, 10}};
+  c.bodies = 11;
+  detail::ColorSchedule s;
+  s.prepare(c, 2);
+  ASSERT_TRUE(s.self_synced());
+  ASSERT_EQ(s.unit(1, 1), 6);
+  EXPECT_TRUE(s.dependent(4));
+  EXPECT_TRUE(s.waits(1, 0));
+  EXPECT_FALSE(s.waits(1, 1));
+  const std::vector<int> order(s.synced_order(), s.synced_order() + 8);
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 5, 4, 6, 7}));
+  EXPECT_EQ(s.split(1, 0), 5);  // the dependent unit's contact from position 5
+  EXPECT_EQ(s.split(0, 0), 2);  // runs without one: split at their end
+  EXPECT_EQ(s.split(1, 1), 8);
+}
+
+// A solver's per-thread scratch: the same vectors, contents kept, for the next solve on the
+// thread; a solve nested inside another on the same thread, or one on another thread, gets its own.
+TEST(ThreadScratch, KeptPerThreadAndFreshWhenInUse) {
+  struct Work {
+    std::vector<int> v;
+  };
+  const int* kept = nullptr;
+  {
+    detail::ThreadScratch<Work> outer;
+    outer->v.assign(1000, 7);
+    kept = outer->v.data();
+    {
+      detail::ThreadScratch<Work> nested;
+      EXPECT_TRUE(nested->v.empty());
+      EXPECT_NE(&*nested, &*outer);
+    }
+  }
+  {
+    detail::ThreadScratch<Work> again;
+    EXPECT_EQ(again->v.data(), kept);
+    ASSERT_EQ(again->v.size(), 1000u);
+    EXPECT_EQ(again->v[999], 7);
+    std::thread([&] {
+      detail::ThreadScratch<Work> other;
+      EXPECT_TRUE(other->v.empty());
+    }).join();
+  }
 }
 
 }  // namespace
