@@ -1,16 +1,28 @@
 #include <coulomb/contact_coloring.h>
 
+#include "thread_scratch.h"
+
 #include <algorithm>
 #include <bit>
 #include <cstdint>
 
 namespace coulomb {
 
+namespace {
+// color_contacts' work arrays, kept per thread (thread_scratch.h)
+struct ColoringScratch {
+  std::vector<int> first, color, slot, unit_order;
+  std::vector<std::uint64_t> used;
+};
+}  // namespace
+
 void color_contacts(const ContactProblem& p, ContactColoring& out) {
   const int nc = p.num_contacts();
   constexpr int kOverflow = ContactColoring::kMaxColors;
+  detail::ThreadScratch<ColoringScratch> scratch;
   // units: runs of consecutive contacts of one body pair; first[u] is unit u's first contact
-  std::vector<int> first;
+  std::vector<int>& first = scratch->first;
+  first.clear();
   for (int k = 0; k < nc; ++k)
     if (k == 0 || p.body_a[std::size_t(k)] != p.body_a[std::size_t(k) - 1] ||
         p.body_b[std::size_t(k)] != p.body_b[std::size_t(k) - 1])
@@ -18,8 +30,10 @@ void color_contacts(const ContactProblem& p, ContactColoring& out) {
   const int nu = int(first.size());
   first.push_back(nc);
 
-  std::vector<std::uint64_t> used(std::size_t(p.num_bodies()), 0);  // colours each body is in
-  std::vector<int> color(static_cast<std::size_t>(nu));
+  std::vector<std::uint64_t>& used = scratch->used;  // colours each body is in
+  used.assign(std::size_t(p.num_bodies()), 0);
+  std::vector<int>& color = scratch->color;
+  color.resize(std::size_t(nu));
   int colors = 0;
   for (int u = 0; u < nu; ++u) {
     const int k = first[std::size_t(u)];
@@ -38,8 +52,10 @@ void color_contacts(const ContactProblem& p, ContactColoring& out) {
   out.color_start.assign(std::size_t(colors) + 2, 0);
   for (int u = 0; u < nu; ++u) ++out.color_start[group(u) + 1];
   for (std::size_t c = 1; c < out.color_start.size(); ++c) out.color_start[c] += out.color_start[c - 1];
-  std::vector<int> slot(out.color_start.begin(), out.color_start.end() - 1);
-  std::vector<int> unit_order(static_cast<std::size_t>(nu));
+  std::vector<int>& slot = scratch->slot;
+  slot.assign(out.color_start.begin(), out.color_start.end() - 1);
+  std::vector<int>& unit_order = scratch->unit_order;
+  unit_order.resize(std::size_t(nu));
   for (int u = 0; u < nu; ++u) unit_order[std::size_t(slot[group(u)]++)] = u;
   out.order.clear();
   out.order.reserve(std::size_t(nc));

@@ -275,18 +275,18 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   detail::SweepTeam& team = coloring && shared_team ? *shared_team : own_team;
   std::vector<detail::Padded<SweepResult>> member_results;
 
-  // a warm start must itself lie in the box before it is used; the row steps in the same pass
   // (the thread's scratch, thread_scratch.h: every entry is written before it is read)
   detail::ThreadScratch<PgsScratch> kept;
   std::vector<Vec4>& scratch = kept->velocity;
   std::vector<Vec4>& step = kept->step;
   step.resize(std::size_t(nc));
-  detail::team_pass(team, nc, [&](int begin, int end, int) {
-    project_onto_box(op, lambda, begin, end);
-    row_steps(op, opt.pgs.sor, step, begin, end);
-  });
   const auto reset = [&] { detail::colored_reset(team, coloring, op, lambda); };
-  reset();
+  // a warm start must itself lie in the box before it is used; the row steps in the same pass as
+  // the first reset
+  detail::colored_reset(team, coloring, op, lambda, [&](int k, int) {
+    project_onto_box(op, lambda, k, k + 1);
+    row_steps(op, opt.pgs.sor, step, k, k + 1);
+  });
 
   // the permutation Pi of seed 001 section 5, once per solve
   std::vector<int> order;
@@ -553,9 +553,9 @@ SolverStats solve_pgs(const ContactProblem& p, const SolverOptions& opt, Contact
   if (opt.graph_coloring && opt.pgs.ordering == PgsOrdering::Default) {
     const auto t0 = std::chrono::steady_clock::now();
     detail::SweepTeam team(opt.threads);
-    ContactColoring coloring;
-    color_contacts(p, coloring);
-    SolverStats stats = pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point, &coloring, &team);
+    detail::ThreadScratch<ContactColoring> coloring;  // kept per thread (thread_scratch.h)
+    color_contacts(p, *coloring);
+    SolverStats stats = pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point, &*coloring, &team);
     stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();  // with the colouring
     return stats;
   }

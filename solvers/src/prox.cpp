@@ -331,21 +331,19 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
   detail::SweepTeam own_team(1);
   detail::SweepTeam& team = coloring && shared_team ? *shared_team : own_team;
   std::vector<detail::Padded<std::array<double, 2>>> member_max(std::size_t(team.size()));
-  auto setup = [&](int begin, int end, int member) {
+  // each contact's r-factors and its warm start made feasible, in the same pass as the first reset
+  auto setup = [&](int k, int member) {
     double& scale = member_max[std::size_t(member)].value[0];  // of the impulses: |lambda^0| and |R b|
-    for (int k = begin; k < end; ++k) {
-      const auto i = std::size_t(k);
-      make_r(op.diag(k), op.mu(k), opt.prox, global_r, R[i], metric[i]);
-      lambda[i] = feasible(lambda[i], op.mu(k));
-      scale = std::max({scale, lambda[i].cwiseAbs().maxCoeff(), (metric[i].R0 * op.b(k)).cwiseAbs().maxCoeff()});
-    }
+    const auto i = std::size_t(k);
+    make_r(op.diag(k), op.mu(k), opt.prox, global_r, R[i], metric[i]);
+    lambda[i] = feasible(lambda[i], op.mu(k));
+    scale = std::max({scale, lambda[i].cwiseAbs().maxCoeff(), (metric[i].R0 * op.b(k)).cwiseAbs().maxCoeff()});
   };
-  detail::team_pass(team, nc, setup);
+  const auto reset = [&] { detail::colored_reset(team, coloring, op, lambda); };
+  detail::colored_reset(team, coloring, op, lambda, setup);
   double scale = op.joint_scale();
   for (const auto& m : member_max) scale = std::max(scale, m.value[0]);
   double r_scale = 1.0;  // R = r_scale * R0; back-tracking multiplies it by nu
-  const auto reset = [&] { detail::colored_reset(team, coloring, op, lambda); };
-  reset();
 
   std::vector<Vec4>& next = scratch->next;
   std::vector<Vec4>& velocity = scratch->velocity;
@@ -478,9 +476,9 @@ SolverStats solve_prox_gs(const ContactProblem& p, const SolverOptions& opt, Con
   if (opt.graph_coloring) {
     const auto t0 = std::chrono::steady_clock::now();
     detail::SweepTeam team(opt.threads);
-    ContactColoring coloring;
-    color_contacts(p, coloring);
-    SolverStats stats = prox(op, opt, sol.lambda, sol.joint_lambda, true, &coloring, &team);
+    detail::ThreadScratch<ContactColoring> coloring;  // kept per thread (thread_scratch.h)
+    color_contacts(p, *coloring);
+    SolverStats stats = prox(op, opt, sol.lambda, sol.joint_lambda, true, &*coloring, &team);
     stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();  // with the colouring
     return stats;
   }

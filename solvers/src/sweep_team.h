@@ -26,6 +26,8 @@
 // gap, a build where they did made the Wall's 2-thread pgs solve twice as slow (0.41 against
 // 0.20 ms), the helper's every read of a closure pulling the line back from the caller's core.
 #pragma once
+#include "thread_scratch.h"
+
 #include <coulomb/contact_coloring.h>
 #include <coulomb/merit.h>
 #include <tbb/task_group.h>
@@ -87,6 +89,9 @@ class ColorSchedule {
  public:
   // For colouring c on `members` members, before a sweep: equal contact counts and the
   // dependent units, the first time this colouring (a team serves one solve, and so one) is seen.
+  // a new solve: the next prepare() prepares whatever colouring it is given (one at the address
+  // of an earlier one may be another)
+  void forget() { coloring_ = nullptr; }
   void prepare(const ContactColoring& c, int members) {
     if (&c == coloring_ && c.units() == units_ && members == members_) return;
     coloring_ = &c;
@@ -159,7 +164,8 @@ class ColorSchedule {
   void mark_dependent(const ContactColoring& c) {
     dependent_.assign(std::size_t(units_), 0);
     waits_.assign(fraction_.size(), 0);
-    std::vector<int> writer(std::size_t(c.bodies), -1);  // the member that last wrote the body
+    std::vector<int>& writer = writer_;  // the member that last wrote the body
+    writer.assign(std::size_t(c.bodies), -1);
     int count = 0;
     for (int g = 0; g < colors_; ++g)
       for (int m = 0; m < members_; ++m)
@@ -201,6 +207,7 @@ class ColorSchedule {
   std::vector<std::uint64_t> ticks_;
   std::vector<std::uint8_t> dependent_, waits_;  // per unit; per colour and member
   std::vector<int> order_, split_;               // self-synced: synced_order(), split()
+  std::vector<int> writer_;                      // mark_dependent()'s per body
   bool self_synced_ = false;
 };
 
@@ -221,6 +228,7 @@ class SweepTeam {
   // (measured: spheres 2-thread solves of 2.4 to 3.7 ms in three runs).
   explicit SweepTeam(int threads) : threads_(threads < 1 ? 1 : threads) {
     for (int m = 1; m < threads_; ++m) helpers_.run([this, m] { member_loop(m); });
+    schedule_->forget();
   }
   ~SweepTeam() { finish(); }
   SweepTeam(const SweepTeam&) = delete;
@@ -228,7 +236,7 @@ class SweepTeam {
 
   int size() const { return threads_; }
   // the cuts of this team's coloured sweeps
-  ColorSchedule& schedule() { return schedule_; }
+  ColorSchedule& schedule() { return *schedule_; }
 
   // Sends the helpers home (they stop spinning); run() then works in the caller alone.
   void finish() {
@@ -434,7 +442,9 @@ class SweepTeam {
   std::vector<Padded<std::atomic<std::uint32_t>>> arrived_ = std::vector<Padded<std::atomic<std::uint32_t>>>(std::size_t(threads_));
   std::vector<Padded<std::atomic<bool>>> present_ = std::vector<Padded<std::atomic<bool>>>(std::size_t(threads_));
   tbb::task_group helpers_;
-  ColorSchedule schedule_;
+  // the thread's kept schedule (thread_scratch.h: its arrays are not allocated again for every
+  // solve), told in the constructor that no colouring is prepared
+  ThreadScratch<ColorSchedule> schedule_;
 };
 
 // One Gauss-Seidel sweep colour by colour (contact_coloring.h), the overflow group last in the
@@ -494,29 +504,6 @@ void colored_sweep(SweepTeam& team, const ContactColoring& c, const Op& op, Visi
   units(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1], 0);
 }
 
-// op.reset(lambda) (w = M^-1 J^T lambda, seed 000 eq. 26) for a coloured solve, on the team: w
-// from zero, then each contact's impulse added with applied(), colour by colour, so that every
-// body sums its terms in the colour order on any thread count (op.reset sums them in index order,
-// in the caller alone). PROX's divergence test rolls a rejected sweep back with a reset; on
-// spheres.json's large island that was 9% of the sweeps, each reset 122-129 us in the caller
-// whether the solve had one thread or two (issue 12, ninth session). An operator with joint rows
-// resets as before: the joints are not coloured.
-// Without a colouring (c null), op.reset(lambda): the solve's reset either way.
-template <class Op>
-void colored_reset(SweepTeam& team, const ContactColoring* c, Op& op, const std::vector<Vec4>& lambda) {
-  if (!c || op.joint_rows() > 0) {
-    op.reset(lambda);
-    return;
-  }
-  op.clear();
-  colored_sweep(team, *c, op, [&](const int* contacts, int n, int) {
-    for (int e = 0; e < n; ++e) {
-      const auto k = std::size_t(contacts[e]);
-      if (lambda[k] != Vec4::Zero()) op.applied(int(k), lambda[k]);
-    }
-  }, false);
-}
-
 // f(k) for the contacts k = contacts[0 .. n) of one run of colored_sweep, on problems beyond a
 // core's L2 asking for each contact's data kPrefetchContacts contacts ahead: the operator's
 // (op.prefetch_contact) and the solver's own (also(k): its impulses, r-factors, row steps). A
@@ -549,6 +536,42 @@ void team_pass(SweepTeam& team, int n, F&& f) {
     if (end > begin) f(begin, end, member);
   };
   if (!team.run_phases(1, slice)) team.run(0, n, kTeamPassBlock, f);
+}
+
+// op.reset(lambda) (w = M^-1 J^T lambda, seed 000 eq. 26) for a coloured solve, on the team: w
+// from zero, then each contact's impulse added with applied(), colour by colour, so that every
+// body sums its terms in the colour order on any thread count (op.reset sums them in index order,
+// in the caller alone). PROX's divergence test rolls a rejected sweep back with a reset; on
+// spheres.json's large island that was 9% of the sweeps, each reset 122-129 us in the caller
+// whether the solve had one thread or two (issue 12, ninth session). An operator with joint rows
+// resets as before: the joints are not coloured.
+// Without a colouring (c null), op.reset(lambda): the solve's reset either way.
+//
+// before(k, member), if given, is called for every contact k just before its impulse is read: a
+// solve's own setup of each contact (its warm start projected, its row steps or r-factors), in the
+// same pass over the contacts as the reset (without a colouring, in a team_pass before it). The
+// setup pass was one more stage over every contact, whose data the reset then read again.
+template <class Op, class Before>
+void colored_reset(SweepTeam& team, const ContactColoring* c, Op& op, std::vector<Vec4>& lambda, Before&& before) {
+  if (!c || op.joint_rows() > 0) {
+    team_pass(team, op.size(), [&](int begin, int end, int member) {
+      for (int k = begin; k < end; ++k) before(k, member);
+    });
+    op.reset(lambda);
+    return;
+  }
+  op.clear();
+  colored_sweep(team, *c, op, [&](const int* contacts, int n, int member) {
+    for (int e = 0; e < n; ++e) {
+      const int k = contacts[e];
+      before(k, member);
+      if (lambda[std::size_t(k)] != Vec4::Zero()) op.applied(k, lambda[std::size_t(k)]);
+    }
+  }, false);
+}
+template <class Op>
+void colored_reset(SweepTeam& team, const ContactColoring* c, Op& op, std::vector<Vec4>& lambda) {
+  colored_reset(team, c, op, lambda, [](int, int) {});
 }
 
 // all_velocities (contact_operator.h) with the product on the team, for an operator whose w is
