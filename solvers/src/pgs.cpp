@@ -140,6 +140,37 @@ void sweep_contact(Op& op, std::vector<Vec4>& lambda, int k, const std::vector<V
     Vec4 dl = Vec4::Zero();
     const int rows = solved_rows(mu);  // no torsion row without torsional friction
     const int end = std::min(Last + 1, rows);
+    if constexpr (!Track) {
+      // The same steps with each row's velocity taken apart: x_r = (l_r - v_r h_r) - sum over the
+      // rows q before r of (A_rq h_r) d_q, so that a row waits on the previous row's step through
+      // one product and one subtraction, where v += A.col(q) d_q and then l_r - v_r h_r took two
+      // of each: the rows of a contact are the sweep's longest chain (issue 12, sixteenth
+      // session). Rows unrolled with compile-time indices keep the steps in registers.
+      double d[4] = {0.0, 0.0, 0.0, 0.0};
+      const auto row = [&](auto index) {
+        constexpr int r = decltype(index)::value;
+        if constexpr (r >= First && r <= Last) {
+          if (r >= end || !(A(r, r) > 0.0)) return;  // a row no body can respond to
+          // eq. 16-17 with the SOR splitting (18c), projected on the box of pgs_detail::row_bounds
+          double x = l[r] - v[r] * h_r[r];
+          if constexpr (r > First) x -= (A(r, First) * h_r[r]) * d[First];
+          if constexpr (r > First + 1) x -= (A(r, First + 1) * h_r[r]) * d[First + 1];
+          if constexpr (r > First + 2) x -= (A(r, First + 2) * h_r[r]) * d[First + 2];
+          if constexpr (r == 0) x = std::max(0.0, x);
+          else x = std::clamp(x, -mu[r - 1] * l[0], mu[r - 1] * l[0]);
+          d[r] = x - l[r];
+          l[r] = x;
+          s.max_delta = std::isfinite(d[r]) ? std::max(s.max_delta, std::abs(d[r])) : std::numeric_limits<double>::infinity();
+          s.max_lambda = std::max(s.max_lambda, std::abs(x));
+        }
+      };
+      row(std::integral_constant<int, 0>{});
+      row(std::integral_constant<int, 1>{});
+      row(std::integral_constant<int, 2>{});
+      row(std::integral_constant<int, 3>{});
+      if (d[0] != 0.0 || d[1] != 0.0 || d[2] != 0.0 || d[3] != 0.0) op.applied(k, Vec4(d[0], d[1], d[2], d[3]));
+      return;
+    }
     for (int r = First; r < end; ++r) {
       if (!(A(r, r) > 0.0)) continue;  // a row no body can respond to
       if constexpr (Track) {

@@ -39,22 +39,25 @@ struct ContactRows {
   // -L), so L (v_b - v_a) + A_a omega_a + A_b omega_b, column by column (18 column products where
   // the two 4x6 blocks took 24; issue 12, the sweeps' cost per contact)
   COULOMB_HOT_INLINE Vec4 velocity(const Vec6& wa, const Vec6& wb) const {
-    // row by row, each a sum in the column order (the same bits as the column form
-    // v = L.col(0) dv_0 + ...); Eigen's column expressions were left as calls by GCC in some
-    // callers (issue 12: 14% of a Wall pgs solve in one such call)
+    // row by row (Eigen's column expressions were left as calls by GCC in some callers, issue 12:
+    // 14% of a Wall pgs solve in one such call), each row three sums of three terms added at the
+    // end: a Gauss-Seidel sweep's next contact of the same bodies waits on this sum, and one
+    // chain of eight additions made it the sweep's longest wait (issue 12, sixteenth session:
+    // with add_responses' pairs, the Wall's pgs:10 solve 0.346 -> 0.323 ms). NormalRow::velocity
+    // adds in the same order.
     const double d0 = wb[0] - wa[0], d1 = wb[1] - wa[1], d2 = wb[2] - wa[2];
     Vec4 v;
     for (int r = 0; r < 4; ++r) {
       double x = lin(r, 0) * d0;
       x += lin(r, 1) * d1;
       x += lin(r, 2) * d2;
-      x += ang_a(r, 0) * wa[3];
-      x += ang_a(r, 1) * wa[4];
-      x += ang_a(r, 2) * wa[5];
-      x += ang_b(r, 0) * wb[3];
-      x += ang_b(r, 1) * wb[4];
-      x += ang_b(r, 2) * wb[5];
-      v[r] = x;
+      double y = ang_a(r, 0) * wa[3];
+      y += ang_a(r, 1) * wa[4];
+      y += ang_a(r, 2) * wa[5];
+      double z = ang_b(r, 0) * wb[3];
+      z += ang_b(r, 1) * wb[4];
+      z += ang_b(r, 2) * wb[5];
+      v[r] = x + (y + z);
     }
     return v;
   }
@@ -66,13 +69,18 @@ struct ContactRows {
     Vec3 p = lin.row(0).transpose() * l[0];
     p += lin.row(1).transpose() * l[1];
     p += lin.row(2).transpose() * l[2];
+    // the angular terms as two pairs (the sum's depth 2, not 3: the next contact of these bodies
+    // waits on it)
+    const auto angular = [&](const Mat34& m, Vec6& w) {
+      for (int i = 0; i < 3; ++i) w[3 + i] += (m(i, 0) * l[0] + m(i, 1) * l[1]) + (m(i, 2) * l[2] + m(i, 3) * l[3]);
+    };
     if (wa) {
       wa->head<3>() -= inv_mass_a * p;
-      wa->tail<3>() += minv_ang_a * l;
+      angular(minv_ang_a, *wa);
     }
     if (wb) {
       wb->head<3>() += inv_mass_b * p;
-      wb->tail<3>() += minv_ang_b * l;
+      angular(minv_ang_b, *wb);
     }
   }
   // the 4x6 and 6x4 forms (finalize's A_kk, tests); inline, so that finalize builds no temporaries
@@ -178,9 +186,13 @@ struct NormalRow {
     double v = lin[0] * (wb[0] - wa[0]);
     v += lin[1] * (wb[1] - wa[1]);
     v += lin[2] * (wb[2] - wa[2]);
-    for (int j = 0; j < 3; ++j) v += ang_a[j] * wa[3 + j];
-    for (int j = 0; j < 3; ++j) v += ang_b[j] * wb[3 + j];
-    return v + b;
+    double y = ang_a[0] * wa[3];
+    y += ang_a[1] * wa[4];
+    y += ang_a[2] * wa[5];
+    double z = ang_b[0] * wb[3];
+    z += ang_b[1] * wb[4];
+    z += ang_b[2] * wb[5];
+    return (v + (y + z)) + b;
   }
   // w_a += M_a^-1 J_a^T l and w_b += M_b^-1 J_b^T l (ContactRows::add_responses with (l, 0, 0,
   // 0)); a body with no inverse mass is not written, so that islands sharing a fixed body can be
