@@ -137,7 +137,6 @@ void sweep_contact(Op& op, std::vector<Vec4>& lambda, int k, const std::vector<V
     const Vec4& h_r = step[std::size_t(k)];
     const Vec3& mu = op.mu(k);
     Vec4 v = op.velocity(k, lambda);
-    Vec4 dl = Vec4::Zero();
     const int rows = solved_rows(mu);  // no torsion row without torsional friction
     const int end = std::min(Last + 1, rows);
     if constexpr (!Track) {
@@ -171,6 +170,8 @@ void sweep_contact(Op& op, std::vector<Vec4>& lambda, int k, const std::vector<V
       if (d[0] != 0.0 || d[1] != 0.0 || d[2] != 0.0 || d[3] != 0.0) op.applied(k, Vec4(d[0], d[1], d[2], d[3]));
       return;
     }
+    // Track (GSP): the velocity itself, whose residuals the error measure reads
+    Vec4 dl = Vec4::Zero();
     for (int r = First; r < end; ++r) {
       if (!(A(r, r) > 0.0)) continue;  // a row no body can respond to
       if constexpr (Track) {

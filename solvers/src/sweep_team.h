@@ -87,11 +87,11 @@ struct alignas(64) Padded {
 // between sweeps; the members only read them, and each writes its own times.
 class ColorSchedule {
  public:
+  // A new solve: the next prepare() prepares whatever colouring it is given (one at the address
+  // of an earlier one may be another; a team keeps its thread's schedule, SweepTeam).
+  void forget() { coloring_ = nullptr; }
   // For colouring c on `members` members, before a sweep: equal contact counts and the
   // dependent units, the first time this colouring (a team serves one solve, and so one) is seen.
-  // a new solve: the next prepare() prepares whatever colouring it is given (one at the address
-  // of an earlier one may be another)
-  void forget() { coloring_ = nullptr; }
   void prepare(const ContactColoring& c, int members) {
     if (&c == coloring_ && c.units() == units_ && members == members_) return;
     coloring_ = &c;
