@@ -37,6 +37,7 @@
 #include <chrono>
 #include <cstdint>
 #include <thread>
+#include <type_traits>
 #include <vector>
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -164,15 +165,14 @@ class ColorSchedule {
   void mark_dependent(const ContactColoring& c) {
     dependent_.assign(std::size_t(units_), 0);
     waits_.assign(fraction_.size(), 0);
-    std::vector<int>& writer = writer_;  // the member that last wrote the body
-    writer.assign(std::size_t(c.bodies), -1);
+    writer_.assign(std::size_t(c.bodies), -1);
     int count = 0;
     for (int g = 0; g < colors_; ++g)
       for (int m = 0; m < members_; ++m)
         for (int u = unit(g, m); u < unit(g, m + 1); ++u)
           for (const int b : c.unit_bodies[std::size_t(u)]) {
             if (b < 0) continue;
-            int& w = writer[std::size_t(b)];
+            int& w = writer_[std::size_t(b)];
             if (w >= 0 && w != m && !dependent_[std::size_t(u)]) {
               dependent_[std::size_t(u)] = 1;
               waits_[index(g, m)] = 1;
@@ -207,7 +207,7 @@ class ColorSchedule {
   std::vector<std::uint64_t> ticks_;
   std::vector<std::uint8_t> dependent_, waits_;  // per unit; per colour and member
   std::vector<int> order_, split_;               // self-synced: synced_order(), split()
-  std::vector<int> writer_;                      // mark_dependent()'s per body
+  std::vector<int> writer_;                      // mark_dependent(): the member that last wrote each body
   bool self_synced_ = false;
 };
 
@@ -551,12 +551,16 @@ void team_pass(SweepTeam& team, int n, F&& f) {
 // solve's own setup of each contact (its warm start projected, its row steps or r-factors), in the
 // same pass over the contacts as the reset (without a colouring, in a team_pass before it). The
 // setup pass was one more stage over every contact, whose data the reset then read again.
-template <class Op, class Before>
-void colored_reset(SweepTeam& team, const ContactColoring* c, Op& op, std::vector<Vec4>& lambda, Before&& before) {
+struct NoSetup {
+  void operator()(int, int) const {}
+};
+template <class Op, class Before = NoSetup>
+void colored_reset(SweepTeam& team, const ContactColoring* c, Op& op, std::vector<Vec4>& lambda, Before&& before = {}) {
   if (!c || op.joint_rows() > 0) {
-    team_pass(team, op.size(), [&](int begin, int end, int member) {
-      for (int k = begin; k < end; ++k) before(k, member);
-    });
+    if constexpr (!std::is_same_v<std::decay_t<Before>, NoSetup>)  // a plain reset has no pass of its own
+      team_pass(team, op.size(), [&](int begin, int end, int member) {
+        for (int k = begin; k < end; ++k) before(k, member);
+      });
     op.reset(lambda);
     return;
   }
@@ -568,10 +572,6 @@ void colored_reset(SweepTeam& team, const ContactColoring* c, Op& op, std::vecto
       if (lambda[std::size_t(k)] != Vec4::Zero()) op.applied(k, lambda[std::size_t(k)]);
     }
   }, false);
-}
-template <class Op>
-void colored_reset(SweepTeam& team, const ContactColoring* c, Op& op, std::vector<Vec4>& lambda) {
-  colored_reset(team, c, op, lambda, [](int, int) {});
 }
 
 // all_velocities (contact_operator.h) with the product on the team, for an operator whose w is
