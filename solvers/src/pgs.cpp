@@ -81,17 +81,22 @@ namespace {
 using pgs_detail::row_residual;
 using pgs_detail::solved_rows;
 
-// Projects the impulses of contacts [begin, end) onto their boxes (seed 001 eq. 17): lambda_n >= 0,
-// |lambda_j| <= mu_j lambda_n. Returns whether any impulse changed.
+// An impulse projected onto its box (seed 001 eq. 17): lambda_n >= 0, |lambda_j| <= mu_j lambda_n.
+inline Vec4 boxed(Vec4 l, const Vec3& mu) {
+  l[0] = std::max(0.0, l[0]);
+  for (int r = 1; r < 4; ++r) l[r] = std::clamp(l[r], -mu[r - 1] * l[0], mu[r - 1] * l[0]);
+  return l;
+}
+
+// Projects the impulses of contacts [begin, end) onto their boxes. Returns whether any impulse
+// changed.
 template <class Op>
 bool project_onto_box(const Op& op, std::vector<Vec4>& lambda, int begin, int end) {
   bool changed = false;
   for (int k = begin; k < end; ++k) {
     Vec4& l = lambda[std::size_t(k)];
     const Vec4 before = l;
-    const Vec3& mu = op.mu(k);
-    l[0] = std::max(0.0, l[0]);
-    for (int r = 1; r < 4; ++r) l[r] = std::clamp(l[r], -mu[r - 1] * l[0], mu[r - 1] * l[0]);
+    l = boxed(l, op.mu(k));
     changed = changed || l != before;
   }
   return changed;
@@ -240,9 +245,12 @@ SweepResult colored_sweep(Op& op, std::vector<Vec4>& lambda, const ContactColori
 // can fix it, so the problem is unsolvable there and PGS must not say converged), or a
 // non-finite impulse or velocity. The shares are summed in index order by the caller: the same
 // bits on any thread count.
+// Also whether an impulse lies outside its box (seed 001 eq. 17), where the caller projects it and
+// evaluates the terms again: the check rides on this pass instead of a pass of its own before it.
 struct FinalTerms {
   std::vector<double> theta, merit;
   std::vector<std::uint8_t> unresolved;
+  std::vector<detail::Padded<bool>> outside;  // per member: an impulse outside its box
 };
 
 template <class Op>
@@ -252,9 +260,12 @@ void final_terms(detail::SweepTeam& team, const Op& op, const std::vector<Vec4>&
   out.theta.resize(n);
   out.merit.resize(with_merit ? n : 0);
   out.unresolved.resize(n);
-  auto f = [&](int begin, int end, int) {
+  out.outside.assign(std::size_t(team.size()), {});
+  auto f = [&](int begin, int end, int member) {
+    bool outside = false;
     for (int k = begin; k < end; ++k) {
       const auto i = std::size_t(k);
+      outside = outside || boxed(lambda[i], op.mu(k)) != lambda[i];
       const Vec4 v = op.velocity(k, lambda);
       const Mat4& A = op.diag(k);
       const Vec3& mu = op.mu(k);
@@ -269,6 +280,7 @@ void final_terms(detail::SweepTeam& team, const Op& op, const std::vector<Vec4>&
       out.unresolved[i] = unresolved;
       if (with_merit) out.merit[i] = natural_map_term(lambda[i].head<3>(), v.head<3>(), mu[0]);
     }
+    if (outside) out.outside[std::size_t(member)].value = true;
   };
   detail::team_pass(team, op.size(), f);
 }
@@ -399,13 +411,18 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   stats.contact_sweeps = double(nc) * stats.iterations;
 
   // GSP may end on a normal sweep: its friction impulses then get the final box. For the other
-  // orderings every friction row was projected after its normal row, so this changes nothing.
-  // The sweeps kept w = M^-1 J^T lambda current (eq. 26), so the operator is reset only if the
-  // projection changed an impulse (a reset was ~15 us of the Wall's 300 us pgs:10 solve).
-  if (project_onto_box(team, op, lambda)) reset();
+  // orderings every friction row was projected after its normal row, so nothing is outside it
+  // (a row the sweeps skip, W_rr <= 0, may be). The closing pass finds such impulses; only then
+  // are they projected, the operator reset (the sweeps kept w = M^-1 J^T lambda current, eq. 26)
+  // and the pass run again: a pass of its own for the check took 8,000-11,000 of the 500,000
+  // cycles of the Wall's 2-thread pgs:10 solve (issue 12, seventeenth session).
   const bool merit_wanted = opt.evaluate_merit || opt.merit_tol > 0.0;  // merit_tol's test reads it
   FinalTerms& final = kept->final;
   final_terms(team, std::as_const(op), lambda, merit_wanted, opt.abs_tol, final);
+  if (std::any_of(final.outside.begin(), final.outside.end(), [](const auto& o) { return o.value; })) {
+    if (project_onto_box(team, op, lambda)) reset();
+    final_terms(team, std::as_const(op), lambda, merit_wanted, opt.abs_tol, final);
+  }
   double theta = 0.0;
   for (const double t : final.theta) theta += t;
   stats.residual = 0.5 * theta;  // seed 001 eq. 23

@@ -457,8 +457,7 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
   // w is current: an accepted Gauss-Seidel sweep moved it with every update, and a rejected one
   // or a Jacobi sweep reset it to lambda^k
   if (opt.evaluate_merit || opt.merit_tol > 0.0) {
-    detail::team_velocities(team, op, lambda, velocity);
-    stats.merit = detail::team_fclib_merit_at(team, op, lambda, velocity, merit_terms);
+    stats.merit = detail::team_fclib_merit(team, op, lambda, merit_terms);
   } else {
     stats.merit = std::numeric_limits<double>::quiet_NaN();  // not asked for (SolverOptions)
   }

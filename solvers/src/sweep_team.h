@@ -88,14 +88,20 @@ struct alignas(64) Padded {
 // between sweeps; the members only read them, and each writes its own times.
 class ColorSchedule {
  public:
-  // A new solve: the next prepare() prepares whatever colouring it is given (one at the address
-  // of an earlier one may be another; a team keeps its thread's schedule, SweepTeam).
+  // A new solve: the next prepare() prepares whatever colouring without an id it is given (one at
+  // the address of an earlier one may be another; a team keeps its thread's schedule, SweepTeam).
   void forget() { coloring_ = nullptr; }
   // For colouring c on `members` members, before a sweep: equal contact counts and the
-  // dependent units, the first time this colouring (a team serves one solve, and so one) is seen.
+  // dependent units, the first time this colouring is seen: by its id (ContactColoring::id, kept
+  // by color_contacts from one solve to the next while the contact graph stays the same), or for
+  // one without (a team serves one solve, and so one colouring) by its address since forget().
+  // A colouring kept from the last solve keeps its schedule, and with it the cuts that the
+  // sweeps' times moved (rebalance).
   void prepare(const ContactColoring& c, int members) {
-    if (&c == coloring_ && c.units() == units_ && members == members_) return;
+    const bool seen = c.id != 0 ? c.id == id_ : &c == coloring_ && c.units() == units_;
+    if (seen && members == members_) return;
     coloring_ = &c;
+    id_ = c.id;
     colors_ = c.colors();
     units_ = c.units();
     members_ = members;
@@ -201,6 +207,7 @@ class ColorSchedule {
   std::size_t index(int g, int i) const { return std::size_t(g) * std::size_t(members_ + 1) + std::size_t(i); }
   std::uint64_t ticks(int g, int m) const { return ticks_[std::size_t(m) * std::size_t(stride_) + std::size_t(g)]; }
   const ContactColoring* coloring_ = nullptr;  // the colouring prepared for
+  std::uint64_t id_ = 0;                        // and its id
   int colors_ = -1, units_ = -1, members_ = 0, stride_ = 0;
   std::vector<double> fraction_;  // per colour: members + 1 cuts, as fractions of its contacts
   std::vector<int> unit_;         // the same cuts as unit indices
@@ -574,28 +581,19 @@ void colored_reset(SweepTeam& team, const ContactColoring* c, Op& op, std::vecto
   }, false);
 }
 
-// all_velocities (contact_operator.h) with the product on the team, for an operator whose w is
-// already M^-1 J^T lambda (a solver whose sweeps kept it current, seed 000 eq. 26: no reset, a
-// scatter into the bodies). Each v_k is computed alone: the same bits on any thread count.
+// fclib_merit (merit.h) for an operator whose w is already M^-1 J^T lambda (a solver whose sweeps
+// kept it current, seed 000 eq. 26: no reset), each contact's velocity and natural map term in one
+// pass on the team, the terms summed in index order by the caller: the same bits on any thread
+// count. (A pass for the velocities and one for the terms were two stages, each with the
+// contacts' data read again.)
 template <class Op>
-void team_velocities(SweepTeam& team, const Op& op, const std::vector<Vec4>& lambda, std::vector<Vec4>& v) {
-  v.resize(std::size_t(op.size()));
-  auto f = [&](int begin, int end, int) {
-    for (int k = begin; k < end; ++k) v[std::size_t(k)] = op.velocity(k, lambda);
-  };
-  team_pass(team, op.size(), f);
-}
-
-// fclib_merit_at (merit.h) with its terms on the team, summed in index order by the caller: the
-// same bits as fclib_merit_at.
-template <class Op>
-double team_fclib_merit_at(SweepTeam& team, const Op& op, const std::vector<Vec4>& lambda, const std::vector<Vec4>& v,
-                           std::vector<double>& term) {
+double team_fclib_merit(SweepTeam& team, const Op& op, const std::vector<Vec4>& lambda, std::vector<double>& term) {
   term.resize(std::size_t(op.size()));
   auto f = [&](int begin, int end, int) {
     for (int k = begin; k < end; ++k) {
       const auto i = std::size_t(k);
-      term[i] = natural_map_term(lambda[i].head<3>(), v[i].head<3>(), op.mu(k)[0]);
+      const Vec4 v = op.velocity(k, lambda);
+      term[i] = natural_map_term(lambda[i].head<3>(), v.head<3>(), op.mu(k)[0]);
     }
   };
   team_pass(team, op.size(), f);
