@@ -3,7 +3,6 @@
 #include "thread_scratch.h"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cstdint>
 
@@ -15,26 +14,9 @@ struct ColoringScratch {
   std::vector<int> first, color, slot, unit_order;
   std::vector<std::uint64_t> used;
 };
-
-// whether `out` holds the colouring of p's graph: the same body pairs, the same bodies moving
-bool same_graph(const ContactProblem& p, const ContactColoring& out) {
-  if (out.id == 0 || out.graph_a != p.body_a || out.graph_b != p.body_b || out.graph_moving.size() != p.inv_mass.size())
-    return false;
-  for (std::size_t b = 0; b < p.inv_mass.size(); ++b)
-    if ((p.inv_mass[b] > 0.0) != (out.graph_moving[b] != 0)) return false;
-  return true;
-}
-
-std::atomic<std::uint64_t> next_coloring_id{1};
 }  // namespace
 
 void color_contacts(const ContactProblem& p, ContactColoring& out) {
-  if (same_graph(p, out)) return;
-  out.graph_a = p.body_a;
-  out.graph_b = p.body_b;
-  out.graph_moving.resize(p.inv_mass.size());
-  for (std::size_t b = 0; b < p.inv_mass.size(); ++b) out.graph_moving[b] = p.inv_mass[b] > 0.0;
-  out.id = next_coloring_id.fetch_add(1, std::memory_order_relaxed);
   const int nc = p.num_contacts();
   constexpr int kOverflow = ContactColoring::kMaxColors;
   detail::ThreadScratch<ColoringScratch> scratch;

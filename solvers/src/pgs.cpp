@@ -414,8 +414,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   // orderings every friction row was projected after its normal row, so nothing is outside it
   // (a row the sweeps skip, W_rr <= 0, may be). The closing pass finds such impulses; only then
   // are they projected, the operator reset (the sweeps kept w = M^-1 J^T lambda current, eq. 26)
-  // and the pass run again: a pass of its own for the check took 8,000-11,000 of the 500,000
-  // cycles of the Wall's 2-thread pgs:10 solve (issue 12, seventeenth session).
+  // and the pass run again, instead of a pass of its own over every contact for the check.
   const bool merit_wanted = opt.evaluate_merit || opt.merit_tol > 0.0;  // merit_tol's test reads it
   FinalTerms& final = kept->final;
   final_terms(team, std::as_const(op), lambda, merit_wanted, opt.abs_tol, final);

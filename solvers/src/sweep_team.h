@@ -88,20 +88,14 @@ struct alignas(64) Padded {
 // between sweeps; the members only read them, and each writes its own times.
 class ColorSchedule {
  public:
-  // A new solve: the next prepare() prepares whatever colouring without an id it is given (one at
-  // the address of an earlier one may be another; a team keeps its thread's schedule, SweepTeam).
+  // A new solve: the next prepare() prepares whatever colouring it is given (one at the address
+  // of an earlier one may be another; a team keeps its thread's schedule, SweepTeam).
   void forget() { coloring_ = nullptr; }
   // For colouring c on `members` members, before a sweep: equal contact counts and the
-  // dependent units, the first time this colouring is seen: by its id (ContactColoring::id, kept
-  // by color_contacts from one solve to the next while the contact graph stays the same), or for
-  // one without (a team serves one solve, and so one colouring) by its address since forget().
-  // A colouring kept from the last solve keeps its schedule, and with it the cuts that the
-  // sweeps' times moved (rebalance).
+  // dependent units, the first time this colouring (a team serves one solve, and so one) is seen.
   void prepare(const ContactColoring& c, int members) {
-    const bool seen = c.id != 0 ? c.id == id_ : &c == coloring_ && c.units() == units_;
-    if (seen && members == members_) return;
+    if (&c == coloring_ && c.units() == units_ && members == members_) return;
     coloring_ = &c;
-    id_ = c.id;
     colors_ = c.colors();
     units_ = c.units();
     members_ = members;
@@ -207,7 +201,6 @@ class ColorSchedule {
   std::size_t index(int g, int i) const { return std::size_t(g) * std::size_t(members_ + 1) + std::size_t(i); }
   std::uint64_t ticks(int g, int m) const { return ticks_[std::size_t(m) * std::size_t(stride_) + std::size_t(g)]; }
   const ContactColoring* coloring_ = nullptr;  // the colouring prepared for
-  std::uint64_t id_ = 0;                        // and its id
   int colors_ = -1, units_ = -1, members_ = 0, stride_ = 0;
   std::vector<double> fraction_;  // per colour: members + 1 cuts, as fractions of its contacts
   std::vector<int> unit_;         // the same cuts as unit indices

@@ -145,45 +145,6 @@ TEST(ContactColoring, ColoursShareNoMovingBody) {
   EXPECT_EQ(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1]);
 }
 
-// A colouring is kept while the graph stays (ContactColoring::id): the same body pairs in the same
-// order with the same bodies moving. Another pair, another order or another moving body colours
-// again, with what a fresh colouring gives.
-TEST(ContactColoring, KeptForTheSameGraphOnly) {
-  ContactProblem p;
-  p.inv_mass = {0.0, 1.0, 1.0, 1.0, 1.0};
-  p.body_a = {0, 0, 1, 1, 2, 0, 3};
-  p.body_b = {1, 1, 2, 2, 3, 4, 4};
-  const auto same = [](const ContactColoring& x, const ContactColoring& y) {
-    return x.order == y.order && x.unit_start == y.unit_start && x.color_start == y.color_start &&
-           x.unit_bodies == y.unit_bodies && x.bodies == y.bodies;
-  };
-  ContactColoring kept;
-  color_contacts(p, kept);
-  const std::uint64_t first = kept.id;
-  EXPECT_NE(first, 0u);
-  color_contacts(p, kept);
-  EXPECT_EQ(kept.id, first);  // the same graph: kept
-  const auto recolored = [&](const char* what) {
-    const std::uint64_t before = kept.id;
-    color_contacts(p, kept);
-    EXPECT_NE(kept.id, before) << what;
-    ContactColoring fresh;
-    color_contacts(p, fresh);
-    EXPECT_TRUE(same(kept, fresh)) << what;
-    EXPECT_NE(fresh.id, kept.id) << what;  // ids are never shared
-  };
-  p.body_b[5] = 3;  // another pair
-  recolored("pair");
-  std::swap(p.body_a[4], p.body_a[6]);  // another order (2-3 and 3-4 swap places)
-  std::swap(p.body_b[4], p.body_b[6]);
-  recolored("order");
-  p.inv_mass[2] = 0.0;  // body 2 fixed: units 1-2 and 2-3 no longer meet there
-  recolored("moving");
-  p.body_a.push_back(1);  // one more contact
-  p.body_b.push_back(4);
-  recolored("count");
-}
-
 namespace {
 
 // Stacks of balls (radius 0.1, 1 kg) on a fixed ground, one island per stack, each ball pushed

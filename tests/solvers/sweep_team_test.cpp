@@ -170,41 +170,6 @@ TEST(ColorSchedule, CutsSettleWhereTheMembersTimesAreEqual) {
   }
 }
 
-// A colouring with an id (kept by color_contacts while the graph stays) keeps its prepared cuts,
-// those the sweeps' times moved included, from one solve (forget()) to the next; another id, or
-// a colouring without one after forget(), starts from equal contact counts.
-TEST(ColorSchedule, KeptForTheSameColouringId) {
-  ContactColoring c;
-  for (int k = 0; k < 100; ++k) c.order.push_back(k);
-  for (int u = 0; u <= 100; ++u) c.unit_start.push_back(u);
-  c.color_start = {0, 100, 100};  // one colour of 100 units
-  for (int u = 0; u < 100; ++u) c.unit_bodies.push_back({u, -1});
-  c.bodies = 100;
-  const auto moved = [&](detail::ColorSchedule& s) {  // the first member's run took 3x as long
-    s.record(0, 0, 3000);
-    s.record(0, 1, 1000);
-    s.rebalance(c);
-    return s.unit(0, 1);
-  };
-  for (const std::uint64_t id : {std::uint64_t(7), std::uint64_t(0)}) {
-    c.id = id;
-    detail::ColorSchedule s;
-    s.prepare(c, 2);
-    ASSERT_EQ(s.unit(0, 1), 50);
-    const int cut = moved(s);
-    ASSERT_LT(cut, 50);
-    s.forget();  // the next solve
-    s.prepare(c, 2);
-    EXPECT_EQ(s.unit(0, 1), id != 0 ? cut : 50) << id;
-    if (id != 0) {
-      ContactColoring other = c;
-      other.id = id + 1;
-      s.prepare(other, 2);
-      EXPECT_EQ(s.unit(0, 1), 50);
-    }
-  }
-}
-
 // A self-synced run_phases stage (the colours of a self-synced sweep): no barrier between
 // phases, only where a phase calls wait_phase; after the wait every member has finished the
 // phases before, and the stage ends with every phase done by every member.

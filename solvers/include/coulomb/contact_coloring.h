@@ -32,14 +32,6 @@ struct ContactColoring {
                                  // [color_start[colors], color_start[colors + 1]) is the overflow
   std::vector<std::array<int, 2>> unit_bodies;  // (units) each unit's moving bodies, -1 for a fixed one
   int bodies = 0;                                // the problem's body count
-  // Which colouring this is: a number no other colouring in the process has had (0: none yet).
-  // color_contacts keeps it, and the colouring, when it is given the same graph as the last time
-  // (the same body pairs in the same order, the same bodies moving): a resting stack's contacts
-  // are the same from step to step, and what is prepared for a colouring (sweep_team.h's
-  // ColorSchedule) is kept with it.
-  std::uint64_t id = 0;
-  std::vector<int> graph_a, graph_b;     // the body pairs coloured (ContactProblem::body_a, body_b)
-  std::vector<std::uint8_t> graph_moving;  // per body: whether it has inverse mass
   int colors() const { return int(color_start.size()) - 2; }
   int units() const { return int(unit_start.size()) - 1; }
   // how many units hold about `contacts` contacts on average (at least 1): a team block's size
@@ -48,8 +40,6 @@ struct ContactColoring {
   }
 };
 
-// Colours p's contacts into `out`, or leaves `out` as it is when it already holds the colouring of
-// the same graph (ContactColoring::id).
 void color_contacts(const ContactProblem& p, ContactColoring& out);
 
 }  // namespace coulomb
