@@ -5,6 +5,8 @@
 #include "../../solvers/src/pgs_orderings.h"
 
 #include <coulomb/contact_assembly.h>
+#include <coulomb/contact_operator.h>
+#include <coulomb/merit.h>
 #include <coulomb/solver.h>
 #include <coulomb/world.h>
 #include <gtest/gtest.h>
@@ -392,6 +394,48 @@ TEST(PgsOrderings, HistoryHasOneEntryPerIterationEndingAtTheResidual) {
     SolverOptions o = tight(ordering);
     ContactSolution sol;
     EXPECT_TRUE(find_solver("pgs")->solve(p, o, sol).history.empty());  // only when asked
+  }
+}
+
+// GSP ending on a normal sweep from a warm start whose friction lay on the edge of a larger box:
+// the returned impulses are projected onto the final box (eq. 17), and the residual and merit
+// reported are those of the impulses returned (the closing pass finds the impulses outside the
+// box, projects them and is made again). The same from one full coloured sweep on two threads,
+// where nothing is outside and the closing pass is made once.
+TEST(PgsOrderings, GspEndingOnANormalSweepReturnsImpulsesInTheBox) {
+  const ContactProblem p = three_balls();
+  const int nc = p.num_contacts();
+  ContactSolution exact;
+  find_solver("pgs")->solve(p, tight(PgsOrdering::Default), exact);
+  std::vector<Vec4> warm(static_cast<std::size_t>(nc));
+  for (int k = 0; k < nc; ++k) {
+    const double n = 2.0 * exact.lambda[std::size_t(k)][0];
+    const Vec3& mu = p.mu[std::size_t(k)];
+    warm[std::size_t(k)] = Vec4(n, mu[0] * n, -mu[1] * n, mu[2] * n);
+  }
+  for (const bool colored : {false, true}) {
+    SolverOptions o = tight(PgsOrdering::Gsp);
+    o.max_iterations = 1;
+    if (colored) {
+      o.pgs.ordering = PgsOrdering::Default;  // colouring sweeps the default order: one full sweep
+      o.graph_coloring = true;
+      o.threads = 2;
+    }
+    ContactSolution sol;
+    sol.lambda = warm;
+    const SolverStats st = find_solver("pgs")->solve(p, o, sol);
+    int not_shrunk = 0;
+    for (int k = 0; k < nc; ++k) {
+      const Vec4& l = sol.lambda[std::size_t(k)];
+      const Vec3& mu = p.mu[std::size_t(k)];
+      EXPECT_GE(l[0], 0.0);
+      for (int r = 1; r < pgs_detail::solved_rows(mu); ++r) EXPECT_LE(std::abs(l[r]), mu[r - 1] * l[0] + 1e-15) << k << " " << r;
+      if (l[0] >= warm[std::size_t(k)][0]) ++not_shrunk;
+    }
+    EXPECT_LT(not_shrunk, nc) << "a normal impulse must have shrunk, so that friction left its box";
+    MatrixFreeOperator op(p);
+    EXPECT_NEAR(st.residual, pgs_detail::theta(op, sol.lambda), 1e-12 * (1.0 + st.residual)) << colored;
+    EXPECT_NEAR(st.merit, fclib_merit(p, sol), 1e-12 * (1.0 + st.merit)) << colored;
   }
 }
 
