@@ -325,7 +325,9 @@ TEST(Pgs, PackedGapRowsAreTheGapProblemsNormalRows) {
     if (h.body_a == 5 || h.body_b == 5) ++touching;
     EXPECT_EQ(h.inv_mass_a, h.body_a == 5 ? 0.0 : n.inv_mass_a);
     EXPECT_EQ(h.inv_mass_b, h.body_b == 5 ? 0.0 : n.inv_mass_b);
-    if (h.body_b == 5) EXPECT_EQ(Vec3(h.minv_b[0], h.minv_b[1], h.minv_b[2]), Vec3::Zero());
+    if (h.body_b == 5) {
+      EXPECT_EQ(Vec3(h.minv_b[0], h.minv_b[1], h.minv_b[2]), Vec3::Zero());
+    }
   }
   EXPECT_GT(touching, 0);
 }
@@ -347,7 +349,9 @@ TEST(Pgs, NormalPgsSolvesTheGapProblemWholeAndByIsland) {
     assemble_gap_problem(g.model, g.st, g.contacts, nullptr, packed);
     Islands islands;
     build_islands(g.model.size(), g.model.fixed, packed.body_a, packed.body_b, islands);
-    if (chains) ASSERT_GT(islands.count(), 5);
+    if (chains) {
+      ASSERT_GT(islands.count(), 5);
+    }
     ContactSolution reference;
     reference.lambda.assign(g.contacts.size(), Vec4::Zero());  // solve_islands reads the warm start
     const SolverStats r = chains ? solve_islands(find_solver("pgs")->solve, full, islands, o, reference)
