@@ -63,19 +63,31 @@ struct alignas(64) Padded {
 };
 
 // How colored_sweep shares the colours among the members (issue 12, ninth session). Member m
-// sweeps units [unit(g, m), unit(g, m + 1)) of colour g, cut at equal contact counts to start
-// with. Then one of two ways, chosen once per colouring:
-//  - Self-synced, when fewer than 1/4 of the units are dependent: a unit is dependent when one
-//    of its moving bodies was last written, earlier in the sweep, by another member's run. A
-//    member sweeps its run's other units first and waits only before its dependent ones, for
-//    the other members to finish the colours before (SweepTeam::run_phases, self_synced); the
-//    cuts stay where they are. Each unit still follows every unit of an earlier colour that it
-//    shares a body with, and precedes every later one, as in one thread's colour order: the
-//    body's last writer was the member itself (program order; that member waited before any
-//    dependent unit of its own), or another member, which the wait covers. The Wall (213 units,
-//    22-24 dependent): each member had waited 1,000-1,300 cycles at each barrier, about 14% of its
-//    7,400 cycles of work per colour; its prox-gs:100 2-thread solve went from 1.95-2.04 to
-//    1.78-1.93 ms (three five-run medians each, the two alternating).
+// sweeps units [unit(g, m), unit(g, m + 1)) of colour g. Chosen once per colouring, the first
+// of these that fits:
+//  - Self-synced with common cuts, when fewer than 1/4 of the units are dependent and the
+//    waits cost little (modelled_span() at most kCommonSpan): every colour cut at the same
+//    contact indices, member m taking the units that start in the m-th of equal slices of the
+//    index range. A unit is dependent when one of its moving bodies was last written, earlier in
+//    the sweep, by another member's run. A member sweeps its run's other units first and waits
+//    only before its dependent ones, for the other members to finish the colours before
+//    (SweepTeam::run_phases, self_synced). Each unit still follows every unit of an earlier
+//    colour that it shares a body with, and precedes every later one, as in one thread's colour
+//    order: the body's last writer was the member itself (program order; that member waited
+//    before any dependent unit of its own), or another member, which the wait covers. The Wall
+//    (213 units, 22-24 dependent): each member had waited 1,000-1,300 cycles at each barrier,
+//    about 14% of its 7,400 cycles of work per colour; its prox-gs:100 2-thread solve went from
+//    1.95-2.04 to 1.78-1.93 ms (three five-run medians each, the two alternating). The cuts are
+//    common because contact indices follow the bodies: a member then keeps the same contacts,
+//    and mostly the same bodies, in every colour, and their impulses' and velocities' cache lines
+//    stay in its core. Cut at each colour's half instead, the units of a band around the middle
+//    went to one member in some colours and to the other in the rest: the Wall's 2-thread pgs:10
+//    solve took 0.190-0.192 against 0.187 ms, spheres.json's prox-gs:10 (200 steps) 2.84-3.04
+//    against 2.56-2.60 ms (two runs of three, switched inside one build), and 0.1954 against
+//    0.1938 and 2.887 against 2.742 ms (tools/bench/compare_builds, six and four alternating
+//    runs; seventeenth session).
+//  - Self-synced with each colour cut at its half (equal contact counts), when that has fewer
+//    than 1/4 of its units dependent.
 //  - Barriers and balanced cuts otherwise (spheres.json: about 2,780 of 6,270 units dependent, its
 //    body numbers not following the pile): a barrier after each colour, and after each sweep the
 //    cuts go halfway toward those that would have split each colour's measured time equally, the
@@ -105,6 +117,11 @@ class ColorSchedule {
     unit_.assign(fraction_.size(), 0);
     stride_ = (colors_ + 7) / 8 * 8;  // a member's times on cache lines of its own
     ticks_.assign(std::size_t(stride_) * std::size_t(members), 0);
+    if (members > 1) {
+      place_common(c);
+      mark_dependent(c);
+      if (self_synced_ && modelled_span(c) <= kCommonSpan) return;
+    }
     place(c);
     mark_dependent(c);
   }
@@ -197,6 +214,47 @@ class ColorSchedule {
                 order_[std::size_t(slot++)] = c.order[std::size_t(e)];
         }
       }
+  }
+  // how much longer than an even share (contacts / members) a self-synced sweep with common cuts
+  // may be modelled to take (the Wall: 1.005, the Tower 1.035, spheres.json 1.000-1.001 in most
+  // steps)
+  static constexpr double kCommonSpan = 1.05;
+  // every colour cut at the same contact indices: member i's units start in [i n / members,
+  // (i + 1) n / members) (a colour lists its units in ascending contact order)
+  void place_common(const ContactColoring& c) {
+    const auto n = std::int64_t(c.order.size());
+    for (int g = 0; g < colors_; ++g) {
+      const auto u0 = c.unit_start.begin() + c.color_start[std::size_t(g)];
+      const auto u1 = c.unit_start.begin() + c.color_start[std::size_t(g) + 1];
+      for (int i = 0; i <= members_; ++i) {
+        const auto cut = int(n * i / members_);
+        const auto u = std::partition_point(u0, u1, [&](int slot) { return c.order[std::size_t(slot)] < cut; });
+        unit_[index(g, i)] = i == 0 ? int(u0 - c.unit_start.begin()) : int((i == members_ ? u1 : u) - c.unit_start.begin());
+      }
+    }
+  }
+  // A self-synced sweep's time as modelled from the cuts and the dependent units: a contact costs
+  // 1, a member sweeps its run's other units, then waits for the others to finish the colours
+  // before and sweeps its dependent ones. Returned relative to an even share (contacts / members).
+  double modelled_span(const ContactColoring& c) const {
+    std::vector<double> t(std::size_t(members_), 0.0), finished(std::size_t(members_), 0.0);
+    for (int g = 0; g < colors_; ++g) {
+      for (int m = 0; m < members_; ++m) {
+        double own = 0.0, waiting = 0.0;
+        for (int u = unit(g, m); u < unit(g, m + 1); ++u)
+          (dependent_[std::size_t(u)] ? waiting : own) += c.unit_start[std::size_t(u) + 1] - c.unit_start[std::size_t(u)];
+        double& x = t[std::size_t(m)];
+        x += own;
+        if (waiting > 0.0) {
+          for (int o = 0; o < members_; ++o)
+            if (o != m) x = std::max(x, finished[std::size_t(o)]);
+          x += waiting;
+        }
+      }
+      finished = t;
+    }
+    const int n = c.unit_start[std::size_t(c.color_start[std::size_t(colors_)])];  // the overflow is the caller's
+    return n > 0 ? *std::max_element(t.begin(), t.end()) * members_ / n : 1.0;
   }
   std::size_t index(int g, int i) const { return std::size_t(g) * std::size_t(members_ + 1) + std::size_t(i); }
   std::uint64_t ticks(int g, int m) const { return ticks_[std::size_t(m) * std::size_t(stride_) + std::size_t(g)]; }

@@ -131,18 +131,22 @@ TEST(SweepTeam, PhasesAreNotSharedWithHelpersThatNeverStart) {
 // ColorSchedule (sweep_team.h) moves each colour's cuts toward equal times: with the first 50 of
 // 100 one-contact units three times as costly as the rest, two members' cut settles where each
 // run costs the same (unit 33 of 100), three members' cuts where each costs a third; every cut
-// stays inside its colour, and the colours are balanced each on its own.
+// stays inside its colour, and the colours are balanced each on its own. (Colour 1's unit j
+// meets colour 0's unit j + 50: half of colour 1 or more is dependent however it is cut, so the
+// sweeps have barriers and these cuts.)
 TEST(ColorSchedule, CutsSettleWhereTheMembersTimesAreEqual) {
   ContactColoring c;
   for (int k = 0; k < 200; ++k) c.order.push_back(k);
   for (int u = 0; u <= 200; ++u) c.unit_start.push_back(u);
   c.color_start = {0, 100, 200, 200};  // two colours of 100 units, no overflow
-  for (int u = 0; u < 200; ++u) c.unit_bodies.push_back({u, -1});  // a body of its own each
-  c.bodies = 200;
+  for (int u = 0; u < 100; ++u) c.unit_bodies.push_back({u, -1});
+  for (int j = 0; j < 100; ++j) c.unit_bodies.push_back({(j + 50) % 100, -1});
+  c.bodies = 100;
   const auto cost = [](int g, int u) { return g == 0 && u < 50 ? 3.0 : 1.0; };  // colour 1: uniform
   for (const int members : {2, 3}) {
     detail::ColorSchedule s;
     s.prepare(c, members);
+    ASSERT_FALSE(s.self_synced()) << members;
     for (int g = 0; g < 2; ++g)
       for (int m = 0; m <= members; ++m) EXPECT_EQ(s.unit(g, m), 100 * g + (100 * m + members / 2) / members) << members;
     for (int sweep = 0; sweep < 30; ++sweep) {
@@ -167,6 +171,30 @@ TEST(ColorSchedule, CutsSettleWhereTheMembersTimesAreEqual) {
     EXPECT_EQ(s.unit(0, 0), 0);
     EXPECT_EQ(s.unit(0, members), 100);
     for (int m = 0; m <= members; ++m) EXPECT_NEAR(s.unit(1, m), 100 + 100.0 * m / members, 1) << members;
+  }
+}
+
+// Self-synced sweeps cut every colour at the same contact indices while the waits they bring
+// stay short (ColorSchedule::modelled_span). Colour 0 holds contacts 0-49, colour 1 contacts
+// 50-99, one unit each: the common cut at contact 50 gives colour 0 to the first member and
+// colour 1 to the second. When colour 1's first ten units share a body with colour 0's, the
+// second member would wait for all of colour 0 before them (a span of 60 contacts against 50):
+// each colour is cut at its half instead, where no unit waits.
+TEST(ColorSchedule, CommonCutsUnlessTheirWaitsAreLong) {
+  for (const bool shared : {false, true}) {
+    ContactColoring c;
+    for (int k = 0; k < 100; ++k) c.order.push_back(k);
+    for (int u = 0; u <= 100; ++u) c.unit_start.push_back(u);
+    c.color_start = {0, 50, 100, 100};
+    for (int u = 0; u < 50; ++u) c.unit_bodies.push_back({u, -1});
+    for (int j = 0; j < 50; ++j) c.unit_bodies.push_back({shared && j < 10 ? j : 100 + j, -1});
+    c.bodies = 150;
+    detail::ColorSchedule s;
+    s.prepare(c, 2);
+    EXPECT_TRUE(s.self_synced()) << shared;
+    EXPECT_EQ(s.unit(0, 1), shared ? 25 : 50) << shared;
+    EXPECT_EQ(s.unit(1, 1), shared ? 75 : 50) << shared;
+    for (int u = 0; u < 100; ++u) EXPECT_FALSE(s.dependent(u)) << shared << " unit " << u;
   }
 }
 
