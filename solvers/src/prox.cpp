@@ -290,7 +290,7 @@ Vec4 feasible(const Vec4& l, const Vec3& mu) {
 struct ProxScratch {
   std::vector<ContactR> R;
   std::vector<ContactMetric> metric;
-  std::vector<Vec4> next, velocity;
+  std::vector<Vec4> next, velocity;  // velocity: the Jacobi sweep's only
   std::vector<double> merit_terms;
 };
 
@@ -349,7 +349,7 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
   std::vector<Vec4>& velocity = scratch->velocity;
   std::vector<double>& merit_terms = scratch->merit_terms;
   next.resize(std::size_t(nc));
-  velocity.resize(std::size_t(nc));
+  if (!gauss_seidel) velocity.resize(std::size_t(nc));  // the closing merit no longer keeps velocities
   // The first sweep has no predecessor to be compared with (r^0 = infinity in algorithms 1-2),
   // yet a Gauss-Seidel sweep with too large an r amplifies from contact to contact (measured:
   // velocities of 1e12 m/s in the first step of the Wall with r = 5). It must stay within a
