@@ -163,7 +163,9 @@ void check_against_brute_force(const Case& c, double eta, int& hits, int& misses
   // at the reported time the features are within eta (never reported before the contact)
   EXPECT_LE(c.dist(h->toi), eta + dtol);
   // and not later than the first contact of the oracle (sampling resolution 1/800, refined)
-  if (o.first <= 1) EXPECT_LE(h->toi, o.first + 1e-6) << "late: oracle " << o.first;
+  if (o.first <= 1) {
+    EXPECT_LE(h->toi, o.first + 1e-6) << "late: oracle " << o.first;
+  }
   // the closest points and weights agree, the normal is unit
   EXPECT_NEAR(h->distance, c.dist(h->toi), 1e-9);
   EXPECT_NEAR(h->normal.norm(), 1.0, 1e-12);
@@ -171,7 +173,9 @@ void check_against_brute_force(const Case& c, double eta, int& hits, int& misses
   EXPECT_NEAR(h->wb[0] + h->wb[1] + h->wb[2], 1.0, 1e-12);
   for (double w : h->wa) EXPECT_GE(w, -1e-12);
   for (double w : h->wb) EXPECT_GE(w, -1e-12);
-  if (h->distance > 1e-6) EXPECT_LT((h->normal - (h->pa - h->pb).normalized()).norm(), 1e-9);
+  if (h->distance > 1e-6) {
+    EXPECT_LT((h->normal - (h->pa - h->pb).normalized()).norm(), 1e-9);
+  }
 }
 
 TEST(Ccd, VertexFaceMatchesBruteForceOnRandomMotions) {
