@@ -17,6 +17,7 @@ constexpr int kFinalizeGrain = 128;
 void ContactProblem::clear_contacts() {
   body_a.clear(); body_b.clear(); rows.clear(); b.clear(); mu.clear(); point.clear();
   A_diag.clear();
+  angular.clear();
   finalized = false;
   joints.clear();
 }
@@ -29,6 +30,7 @@ void ContactProblem::reserve_contacts(std::size_t n) {
 void ContactProblem::resize_contacts(std::size_t n) {
   body_a.resize(n); body_b.resize(n); rows.resize(n); b.resize(n); mu.resize(n); point.resize(n);
   A_diag.resize(n);
+  angular.resize(n <= kKeptResponses ? n : 0);
   finalized = false;
 }
 
@@ -65,12 +67,13 @@ void ContactProblem::add_contact(int a, int b_body, const Mat46& Ja, const Mat46
   add_contact(a, b_body, J, bias, mu_k, position);
 }
 
-// M^-1 J^T: the linear part is +-L^T / m (applied on the fly), the angular part I^-1 A^T
-// (eq. 59-60); A_kk = J_a M_a^-1 J_a^T + J_b M_b^-1 J_b^T, once per contact (finalize_contact).
+// M^-1 J^T's angular part I^-1 A^T (eq. 59-60) is kept for small problems (`angular`); A_kk =
+// J_a M_a^-1 J_a^T + J_b M_b^-1 J_b^T, once per contact (finalize_contact).
 void ContactProblem::finalize() {
   const int nc = num_contacts();
   COULOMB_ASSERT(inv_inertia.size() == inv_mass.size(), "ContactProblem: one inverse inertia per body");
   A_diag.resize(std::size_t(nc));
+  angular.resize(std::size_t(nc) <= kKeptResponses ? std::size_t(nc) : 0);
   // per contact, independent of the others: the same bits on any thread count
   tbb::parallel_for(tbb::blocked_range<int>(0, nc, kFinalizeGrain), [&](const tbb::blocked_range<int>& range) {
     for (int k = range.begin(); k < range.end(); ++k) finalize_contact(std::size_t(k));
@@ -78,23 +81,23 @@ void ContactProblem::finalize() {
   finish_finalize();
 }
 
-// contact i's half of finalize(); A_diag has num_contacts() entries (resize_contacts) and every
-// body an inverse inertia
+// contact i's half of finalize(); A_diag has num_contacts() entries and `angular` as many or none
+// (resize_contacts), and every body an inverse inertia
 void ContactProblem::finalize_contact(std::size_t i) {
   const auto a = std::size_t(body_a[i]), bb = std::size_t(body_b[i]);
   ContactRows& r = rows[i];
   r.inv_mass_a = inv_mass[a];
   r.inv_mass_b = inv_mass[bb];
-  r.minv_ang_a = inv_inertia[a] * r.ang_a.transpose();
-  r.minv_ang_b = inv_inertia[bb] * r.ang_b.transpose();
   // A_kk = J_a M_a^-1 J_a^T + J_b M_b^-1 J_b^T from the compact blocks: the linear parts share L
   // (J_a's is -L), so it is (m_a^-1 + m_b^-1) L L^T + A_a I_a^-1 A_a^T + A_b I_b^-1 A_b^T, three
   // 4x3 by 3x4 products where the two 4x6 by 6x4 products of the full forms cost the Wall's
   // assembly a third more (the same matrix, rounded differently)
   Mat4 A = (r.inv_mass_a + r.inv_mass_b) * (r.lin * r.lin.transpose());
-  A.noalias() += r.ang_a * r.minv_ang_a;
-  A.noalias() += r.ang_b * r.minv_ang_b;
+  const Mat34 minv_ang_a = inv_inertia[a] * r.ang_a.transpose(), minv_ang_b = inv_inertia[bb] * r.ang_b.transpose();
+  A.noalias() += r.ang_a * minv_ang_a;
+  A.noalias() += r.ang_b * minv_ang_b;
   A_diag[i] = A;
+  if (angular.size() == rows.size()) angular[i] = {minv_ang_a, minv_ang_b};
 }
 
 void ContactProblem::finish_finalize() {
@@ -104,8 +107,9 @@ void ContactProblem::finish_finalize() {
 
 void ContactProblem::body_impulse_response(const std::vector<Vec4>& lambda, std::vector<Vec6>& w) const {
   w.assign(std::size_t(num_bodies()), Vec6::Zero());
+  const bool kept = keeps_angular();
   for (std::size_t k = 0; k < body_a.size(); ++k) {
-    rows[k].add_responses(lambda[k], &w[std::size_t(body_a[k])], &w[std::size_t(body_b[k])]);
+    add_responses(k, lambda[k], &w[std::size_t(body_a[k])], &w[std::size_t(body_b[k])], kept);
   }
 }
 

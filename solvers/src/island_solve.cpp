@@ -26,6 +26,8 @@ void extract_island_problem(const ContactProblem& global, const Islands& islands
   // the same size is overwritten in place, without a serial pass to clear or construct it
   const int first = islands.contact_start[i], n = islands.contact_start[i + 1] - first;
   out.resize_contacts(std::size_t(n));
+  const bool kept = global.keeps_angular();  // the island keeps the problem's choice (and its bits)
+  if (!kept) out.angular.clear();
   out.joints.clear();
   tbb::parallel_for(tbb::blocked_range<int>(0, n, 256), [&](const tbb::blocked_range<int>& r) {
     for (int e = r.begin(); e != r.end(); ++e) {
@@ -37,6 +39,7 @@ void extract_island_problem(const ContactProblem& global, const Islands& islands
       out.mu[j] = global.mu[k];
       out.point[j] = global.point[k];
       out.A_diag[j] = global.A_diag[k];
+      if (kept) out.angular[j] = global.angular[k];
     }
   });
   for (int e = islands.joint_start[i]; e < islands.joint_start[i + 1]; ++e) {
@@ -44,7 +47,7 @@ void extract_island_problem(const ContactProblem& global, const Islands& islands
     const int a = global.joints.body_a[std::size_t(j)], b = global.joints.body_b[std::size_t(j)];
     out.joints.append_from(global.joints, j, a < 0 ? -1 : local(a), b < 0 ? -1 : local(b));
   }
-  out.finalized = global.finalized;  // rows and A_diag were copied with their derived parts
+  out.finalized = global.finalized;  // rows, A_diag and angular were copied with their derived parts
   out.joints.finalize(out.inv_mass, out.inv_inertia);
 }
 

@@ -446,12 +446,14 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
 
 // A frictionless problem (every mu zero, no joints: post-stabilisation's gap problem, seed 000
 // eq. 49-50) solves only its normal rows, so a sweep needs of each contact only row 0 of J and
-// column 0 of M^-1 J^T. The matrix-free operator would stream the whole ContactRows (496 bytes),
+// column 0 of M^-1 J^T. The matrix-free operator would stream the whole ContactRows (304 bytes),
 // A_kk and the 4-vectors for it; packed normal rows (contact_problem.h NormalRow) are 160 bytes
 // (issue 12: at the funnel's landing the gap problem holds ~20,000 contacts, 10 MB of ContactRows
 // per sweep, which outgrow the caches). The arithmetic is pgs()'s for row 0, term for term (the
-// other rows' terms are exact zeros), so the impulses are the same; what this path leaves out it
-// does not support: orderings, colouring, history and the merit (solve_pgs checks).
+// other rows' terms are exact zeros), so the impulses are the same, where the problem keeps its
+// I^-1 A^T (ContactProblem::angular; a larger one's general path applies I^-1 (A^T l), rounded
+// differently from this path's (I^-1 A^T) l); what this path leaves out it does not support:
+// orderings, colouring, history and the merit (solve_pgs checks).
 bool frictionless(const ContactProblem& p, const SolverOptions& opt) {
   if (p.joints.count() > 0 || opt.pgs.ordering != PgsOrdering::Default || opt.graph_coloring || opt.record_history ||
       opt.evaluate_merit || opt.merit_tol > 0.0)
@@ -521,16 +523,19 @@ SolverStats frictionless_pgs(const ContactProblem& p, const SolverOptions& opt, 
   packed.num_bodies = p.num_bodies();
   packed.rows.resize(std::size_t(nc));
   std::vector<double> l(static_cast<std::size_t>(nc));
+  const bool kept = p.keeps_angular();
   for (int k = 0; k < nc; ++k) {
     const auto i = std::size_t(k);
     const ContactRows& c = p.rows[i];
     NormalRow& n = packed.rows[i];
+    const Vec3 minv_a = kept ? Vec3(p.angular[i].a.col(0)) : Vec3(p.inv_inertia[std::size_t(p.body_a[i])] * c.ang_a.row(0).transpose());
+    const Vec3 minv_b = kept ? Vec3(p.angular[i].b.col(0)) : Vec3(p.inv_inertia[std::size_t(p.body_b[i])] * c.ang_b.row(0).transpose());
     for (int j = 0; j < 3; ++j) {
       n.lin[j] = c.lin(0, j);
       n.ang_a[j] = c.ang_a(0, j);
       n.ang_b[j] = c.ang_b(0, j);
-      n.minv_a[j] = c.minv_ang_a(j, 0);
-      n.minv_b[j] = c.minv_ang_b(j, 0);
+      n.minv_a[j] = minv_a[j];
+      n.minv_b[j] = minv_b[j];
     }
     n.inv_mass_a = c.inv_mass_a;
     n.inv_mass_b = c.inv_mass_b;

@@ -298,3 +298,92 @@ TEST(ColoredReset, SameVelocitiesAsTheResetOnAnyThreadCount) {
     EXPECT_LT((v1[k] - v_ref[k]).cwiseAbs().maxCoeff(), 1e-12 * (1.0 + v_ref[k].cwiseAbs().maxCoeff())) << k;
   }
 }
+
+// A problem of more than ContactProblem::kKeptResponses contacts keeps no I^-1 A^T per contact and
+// applies impulses through the bodies' inverse inertias (issue 12, eighteenth session: its sweeps
+// stream fewer bytes); a smaller one keeps them. Both give M^-1 J^T lambda as the dense 6x6 product
+// does (body_impulse_response and the matrix-free operator's applied()), and an island copied out
+// keeps its problem's choice whatever its own size.
+TEST(ContactProblem, LargeProblemsApplyTheAngularResponseFromTheInertias) {
+  using Mat6 = Eigen::Matrix<double, 6, 6>;
+  std::mt19937 g(18);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const int nb = 300, half = nb / 2;
+  ContactProblem large;
+  for (int i = 0; i < nb; ++i) {
+    const bool fixed = i % 37 == 0;
+    Mat3 R;
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) R(r, c) = u(g);
+    large.inv_mass.push_back(fixed ? 0.0 : 0.5 + 0.5 * std::abs(u(g)));
+    large.inv_inertia.push_back(fixed ? Mat3::Zero() : Mat3(R * R.transpose() + 0.1 * Mat3::Identity()));
+  }
+  // two groups of bodies: [0, half) with more contacts than are kept, [half, nb) with 100
+  const auto add = [&](ContactProblem& p, int lo, int hi) {
+    int a = lo + int(std::abs(u(g)) * (hi - lo - 1)), b = lo + int(std::abs(u(g)) * (hi - lo - 1));
+    if (a == b) b = a + 1 < hi ? a + 1 : a - 1;
+    const Vec3 n = Vec3(u(g), u(g), 1.0 + std::abs(u(g))).normalized();
+    Vec3 t, s;
+    tangent_basis(n, t, s);
+    p.add_contact(std::min(a, b), std::max(a, b),
+                  contact_rows(n, t, s, Vec3(u(g), u(g), u(g)), Vec3(u(g), u(g), u(g))), Vec4::Zero(), Vec3(0.5, 0.5, 0.1),
+                  Vec3::Zero());
+  };
+  ContactProblem small = large;
+  for (int k = 0; k < 100; ++k) add(small, half, nb);
+  for (int k = 0; k < 100; ++k) large.add_contact(small.body_a[std::size_t(k)], small.body_b[std::size_t(k)],
+                                                  small.rows[std::size_t(k)], small.b[std::size_t(k)],
+                                                  small.mu[std::size_t(k)], small.point[std::size_t(k)]);
+  for (std::size_t k = 0; k < ContactProblem::kKeptResponses + 400; ++k) add(large, 0, half);
+  small.finalize();
+  large.finalize();
+  EXPECT_TRUE(small.keeps_angular());
+  EXPECT_FALSE(large.keeps_angular());
+  for (const ContactProblem* p : {&small, &large}) {
+    std::vector<Vec4> lambda(std::size_t(p->num_contacts()));
+    for (Vec4& l : lambda) l = Vec4(u(g), u(g), u(g), u(g));
+    std::vector<Vec6> reference(std::size_t(nb), Vec6::Zero());
+    for (int k = 0; k < p->num_contacts(); ++k) {
+      for (const bool side_b : {false, true}) {
+        const int body = side_b ? p->body_b[std::size_t(k)] : p->body_a[std::size_t(k)];
+        Mat6 Minv = Mat6::Zero();
+        Minv.topLeftCorner<3, 3>() = p->inv_mass[std::size_t(body)] * Mat3::Identity();
+        Minv.bottomRightCorner<3, 3>() = p->inv_inertia[std::size_t(body)];
+        reference[std::size_t(body)] += Minv * (side_b ? p->J_b(k) : p->J_a(k)).transpose() * lambda[std::size_t(k)];
+      }
+    }
+    std::vector<Vec6> w;
+    p->body_impulse_response(lambda, w);
+    MatrixFreeOperator op(*p);
+    op.clear();
+    for (int k = 0; k < p->num_contacts(); ++k) op.applied(k, lambda[std::size_t(k)]);
+    for (int i = 0; i < nb; ++i) {
+      const double scale = 1.0 + reference[std::size_t(i)].norm();
+      EXPECT_NEAR((w[std::size_t(i)] - reference[std::size_t(i)]).norm(), 0.0, 1e-12 * scale) << "body " << i;
+    }
+    for (int k = 0; k < p->num_contacts(); k += 7) {
+      const Vec4 v = p->rows[std::size_t(k)].velocity(reference[std::size_t(p->body_a[std::size_t(k)])],
+                                                      reference[std::size_t(p->body_b[std::size_t(k)])]) + p->b[std::size_t(k)];
+      EXPECT_NEAR((op.velocity(k, lambda) - v).norm(), 0.0, 1e-11 * (1.0 + v.norm())) << "contact " << k;
+    }
+  }
+  // islands: the 100 contacts of [half, nb) are one island of each problem or several small ones
+  std::vector<std::uint8_t> fixed(static_cast<std::size_t>(nb));
+  for (int i = 0; i < nb; ++i) fixed[std::size_t(i)] = large.inv_mass[std::size_t(i)] == 0.0;
+  for (const ContactProblem* p : {&small, &large}) {
+    Islands isl;
+    build_islands(nb, fixed, p->body_a, p->body_b, isl);
+    for (int i = 0; i < isl.count(); ++i) {
+      if (isl.contact_count(i) > 100) continue;  // the large group's island
+      ContactProblem out;
+      extract_island_problem(*p, isl, i, out);
+      EXPECT_EQ(out.keeps_angular(), p->keeps_angular()) << "island " << i;
+      if (!out.keeps_angular()) continue;
+      for (int e = 0; e < out.num_contacts(); ++e) {
+        const auto k = std::size_t(isl.contacts[std::size_t(isl.contact_start[std::size_t(i)] + e)]);
+        EXPECT_EQ(out.angular[std::size_t(e)].a, p->angular[k].a);
+        EXPECT_EQ(out.angular[std::size_t(e)].b, p->angular[k].b);
+      }
+    }
+  }
+}

@@ -300,12 +300,13 @@ TEST(Pgs, PackedGapRowsAreTheGapProblemsNormalRows) {
     const auto i = std::size_t(k);
     const ContactRows& c = full.rows[i];
     const NormalRow& n = packed.rows[i];
+    const Mat64 Ma = full.MinvJT_a(k), Mb = full.MinvJT_b(k);  // column 0: M^-1 J_n^T
     for (int j = 0; j < 3; ++j) {
       EXPECT_EQ(n.lin[j], c.lin(0, j));
       EXPECT_EQ(n.ang_a[j], c.ang_a(0, j));
       EXPECT_EQ(n.ang_b[j], c.ang_b(0, j));
-      EXPECT_NEAR(n.minv_a[j], c.minv_ang_a(j, 0), 1e-14 * (1.0 + std::abs(c.minv_ang_a(j, 0))));
-      EXPECT_NEAR(n.minv_b[j], c.minv_ang_b(j, 0), 1e-14 * (1.0 + std::abs(c.minv_ang_b(j, 0))));
+      EXPECT_NEAR(n.minv_a[j], Ma(3 + j, 0), 1e-14 * (1.0 + std::abs(Ma(3 + j, 0))));
+      EXPECT_NEAR(n.minv_b[j], Mb(3 + j, 0), 1e-14 * (1.0 + std::abs(Mb(3 + j, 0))));
     }
     EXPECT_EQ(n.inv_mass_a, c.inv_mass_a);
     EXPECT_EQ(n.inv_mass_b, c.inv_mass_b);

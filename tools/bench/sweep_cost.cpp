@@ -55,8 +55,8 @@ double bytes_per_contact_sweep(const std::string& solver) {
   // both engines: two bodies' velocity state read and written back (Coulomb: w = M^-1 J^T lambda,
   // 6 doubles; Bullet: delta linear and angular velocity, 2 btVector3)
   if (solver == "pgs" || solver == "prox-gs") {
-    const double body = 2.0 * sizeof(int) + 2.0 * 2.0 * sizeof(Vec6) /*w read + write*/;
-    const double jacobians = sizeof(ContactRows);  // J_a, J_b, M^-1 J_a^T, M^-1 J_b^T, compact (inverse masses included)
+    const double body = 2.0 * sizeof(int) + 2.0 * 2.0 * sizeof(Vec6) /*w read + write*/ + 2.0 * sizeof(Mat3) /*I^-1*/;
+    const double jacobians = sizeof(ContactRows);  // J_a, J_b compact (inverse masses included)
     const double rows = sizeof(Vec4) /*b*/ + sizeof(Vec3) /*mu*/ + 2.0 * sizeof(Vec4) /*lambda read + write*/;
     if (solver == "pgs") return body + jacobians + rows + sizeof(Mat4) /*A_kk*/;
     // prox-gs: its r-factors (the 96-byte hot record: diagonal R, 1 / mu, active rows), the copy

@@ -10,6 +10,7 @@
 #include <coulomb/joint_rows.h>
 #include <coulomb/math.h>
 
+#include <type_traits>
 #include <vector>
 
 namespace coulomb {
@@ -20,20 +21,18 @@ using Mat4 = Eigen::Matrix4d;
 using Mat43 = Eigen::Matrix<double, 4, 3>;
 using Mat34 = Eigen::Matrix<double, 3, 4>;
 
-// One contact's Jacobian blocks and M^-1 J^T blocks without the zeros and repeats of the 4x6
-// forms (seed 000 eq. 56): J_a = [-L, A_a], J_b = [L, A_b] with L the linear part (rows n, t, s
-// over a zero torsion row), and M^-1 J_i^T = [+-m_i^-1 L^T; I_i^-1 A_i^T] (eq. 59-60).
-// 496 bytes where the four 4x6 blocks took 768: a Gauss-Seidel visit reads only this, w of both
-// bodies, b and its impulse (issue 12, tools/bench/README.md "Sweep cost"). L keeps its zero
-// torsion row so that every product is a whole 4-vector.
+// One contact's Jacobian blocks without the zeros and repeats of the 4x6 forms (seed 000 eq.
+// 56): J_a = [-L, A_a], J_b = [L, A_b] with L the linear part (rows n, t, s over a zero torsion
+// row), 304 bytes where the four 4x6 blocks took 768. M^-1 J_i^T = [+-m_i^-1 L^T; I_i^-1 A_i^T]
+// (eq. 59-60) is applied from the inverse masses and either the contact's kept I^-1 A^T
+// (AngularResponse, small problems) or the bodies' inverse inertias (large ones; ContactProblem::
+// angular). L keeps its zero torsion row so that every product is a whole 4-vector.
 struct ContactRows {
   Mat43 lin = Mat43::Zero();        // J_b's linear part (J_a's is -lin); row 3 (torsion) is zero
   double inv_mass_a = 0.0;          // finalize(): the bodies' inverse masses (0: fixed)
   double inv_mass_b = 0.0;
   Mat43 ang_a = Mat43::Zero();      // angular parts of J_a, J_b (rows n, t, s, tau)
   Mat43 ang_b = Mat43::Zero();
-  Mat34 minv_ang_a = Mat34::Zero(); // finalize(): I_a^-1 ang_a^T, I_b^-1 ang_b^T
-  Mat34 minv_ang_b = Mat34::Zero();
 
   // J_a w_a + J_b w_b (w: linear then angular, per body): the linear parts share L (J_a's is
   // -L), so L (v_b - v_a) + A_a omega_a + A_b omega_b, column by column (18 column products where
@@ -61,26 +60,34 @@ struct ContactRows {
     }
     return v;
   }
-  // w_a += M_a^-1 J_a^T l and w_b += M_b^-1 J_b^T l (seed 000 eq. 26): the linear parts are
-  // -+ m^-1 L^T l, so L^T l is formed once for both bodies; a null w (a fixed body) is skipped.
-  // Each half of w is updated in place (a Vec6 built from two Vec3 halves costs a
-  // store-forwarding stall).
-  void add_responses(const Vec4& l, Vec6* wa, Vec6* wb) const {
+  // w_a += M_a^-1 J_a^T l and w_b += M_b^-1 J_b^T l (seed 000 eq. 26, 59-60): the linear parts
+  // are -+ m^-1 L^T l, so L^T l is formed once for both bodies; the angular parts either from the
+  // kept M = I^-1 A^T (Mat34: M l) or from the bodies' world inverse inertias (Mat3: I^-1 (A^T l)).
+  // A null w (a fixed body) is skipped. Each half of w is updated in place (a Vec6 built from two
+  // Vec3 halves costs a store-forwarding stall). Sums in pairs, of depth 2: the next contact of
+  // these bodies waits on them.
+  template <class Response>
+  COULOMB_HOT_INLINE void add_responses(const Vec4& l, Vec6* wa, const Response& Ra, Vec6* wb, const Response& Rb) const {
     Vec3 p = lin.row(0).transpose() * l[0];
     p += lin.row(1).transpose() * l[1];
     p += lin.row(2).transpose() * l[2];
-    // the angular terms as two pairs (the sum's depth 2, not 3: the next contact of these bodies
-    // waits on it)
-    const auto angular = [&](const Mat34& m, Vec6& w) {
-      for (int i = 0; i < 3; ++i) w[3 + i] += (m(i, 0) * l[0] + m(i, 1) * l[1]) + (m(i, 2) * l[2] + m(i, 3) * l[3]);
+    const auto angular = [&](const Mat43& A, const Response& R, Vec6& w) {
+      if constexpr (std::is_same_v<Response, Mat34>) {
+        for (int i = 0; i < 3; ++i) w[3 + i] += (R(i, 0) * l[0] + R(i, 1) * l[1]) + (R(i, 2) * l[2] + R(i, 3) * l[3]);
+      } else {
+        static_assert(std::is_same_v<Response, Mat3>, "add_responses: a kept I^-1 A^T (Mat34) or I^-1 (Mat3)");
+        double u[3];
+        for (int i = 0; i < 3; ++i) u[i] = (A(0, i) * l[0] + A(1, i) * l[1]) + (A(2, i) * l[2] + A(3, i) * l[3]);
+        for (int j = 0; j < 3; ++j) w[3 + j] += (R(j, 0) * u[0] + R(j, 1) * u[1]) + R(j, 2) * u[2];
+      }
     };
     if (wa) {
       wa->head<3>() -= inv_mass_a * p;
-      angular(minv_ang_a, *wa);
+      angular(ang_a, Ra, *wa);
     }
     if (wb) {
       wb->head<3>() += inv_mass_b * p;
-      angular(minv_ang_b, *wb);
+      angular(ang_b, Rb, *wb);
     }
   }
   // the 4x6 and 6x4 forms (finalize's A_kk, tests); inline, so that finalize builds no temporaries
@@ -96,18 +103,25 @@ struct ContactRows {
     J.rightCols<3>() = ang_b;
     return J;
   }
-  COULOMB_HOT_INLINE Mat64 MinvJT_a() const {
-    Mat64 M = Mat64::Zero();
+  // M^-1 J_a^T and M^-1 J_b^T (eq. 59-60) for the bodies' world inverse inertias
+  COULOMB_HOT_INLINE Mat64 MinvJT_a(const Mat3& Ia) const {
+    Mat64 M;
     M.topRows<3>() = -inv_mass_a * lin.transpose();
-    M.bottomRows<3>() = minv_ang_a;
+    M.bottomRows<3>().noalias() = Ia * ang_a.transpose();
     return M;
   }
-  COULOMB_HOT_INLINE Mat64 MinvJT_b() const {
-    Mat64 M = Mat64::Zero();
+  COULOMB_HOT_INLINE Mat64 MinvJT_b(const Mat3& Ib) const {
+    Mat64 M;
     M.topRows<3>() = inv_mass_b * lin.transpose();
-    M.bottomRows<3>() = minv_ang_b;
+    M.bottomRows<3>().noalias() = Ib * ang_b.transpose();
     return M;
   }
+};
+
+// One contact's angular response I_a^-1 A_a^T, I_b^-1 A_b^T (eq. 59-60), kept for small problems
+// (ContactProblem::angular)
+struct AngularResponse {
+  Mat34 a = Mat34::Zero(), b = Mat34::Zero();
 };
 
 struct ContactProblem {
@@ -117,14 +131,23 @@ struct ContactProblem {
 
   // contacts (nc)
   std::vector<int> body_a, body_b;
-  std::vector<ContactRows> rows;  // seed 000 eq. 56: rows [n t s tau] acting on (v, omega); M^-1 J^T after finalize()
+  std::vector<ContactRows> rows;  // seed 000 eq. 56: rows [n t s tau] acting on (v, omega); inverse masses after finalize()
   std::vector<Vec4> b;            // v = A lambda + b (unit: m/s, rad/s for the torsion row)
   std::vector<Vec3> mu;           // (mu_s, mu_t, mu_tau): eq. 16 friction coefficients
   std::vector<Vec3> point;        // world contact positions (orderings by position, seed 001 CP)
 
   // derived by finalize(): the diagonal blocks A_kk (4x4)
   std::vector<Mat4> A_diag;
-  bool finalized = false;         // M^-1 J^T in rows and A_diag are current
+  // derived by finalize() for problems of at most kKeptResponses contacts: each contact's
+  // I^-1 A^T, so that applying an impulse is 12 products a body where I^-1 (A^T l) takes 21; empty
+  // for larger problems, whose sweeps stream each contact's data from memory at its bandwidth and
+  // are faster without these 192 bytes (issue 12, eighteenth session: 16,000 boxes' solve 103-105
+  // -> 91-105 ms, the impulse response 9.7-10.0 -> 5.7-6.3 ms; the Wall's pgs:10 solve 7% slower
+  // without them). Islands copied out of a problem keep its choice (solvers/island_solve.cpp).
+  std::vector<AngularResponse> angular;
+  static constexpr std::size_t kKeptResponses = 4096;
+  bool keeps_angular() const { return angular.size() == rows.size(); }
+  bool finalized = false;         // the inverse masses in rows and A_diag are current
 
   // rigid joints (dynamics/joint_rows.h): bilateral and limit rows solved beside the contacts;
   // finalize() derives their blocks too
@@ -135,8 +158,14 @@ struct ContactProblem {
   // the 4x6 and 6x4 forms of contact k's blocks (assembled problems, tests)
   Mat46 J_a(int k) const { return rows[std::size_t(k)].J_a(); }
   Mat46 J_b(int k) const { return rows[std::size_t(k)].J_b(); }
-  Mat64 MinvJT_a(int k) const { return rows[std::size_t(k)].MinvJT_a(); }
-  Mat64 MinvJT_b(int k) const { return rows[std::size_t(k)].MinvJT_b(); }
+  Mat64 MinvJT_a(int k) const { return rows[std::size_t(k)].MinvJT_a(inv_inertia[std::size_t(body_a[std::size_t(k)])]); }
+  Mat64 MinvJT_b(int k) const { return rows[std::size_t(k)].MinvJT_b(inv_inertia[std::size_t(body_b[std::size_t(k)])]); }
+  // w_a += M_a^-1 J_a^T l, w_b likewise for contact k (null: that body is not written); `kept`:
+  // keeps_angular()
+  COULOMB_HOT_INLINE void add_responses(std::size_t k, const Vec4& l, Vec6* wa, Vec6* wb, bool kept) const {
+    if (kept) rows[k].add_responses(l, wa, angular[k].a, wb, angular[k].b);
+    else rows[k].add_responses(l, wa, inv_inertia[std::size_t(body_a[k])], wb, inv_inertia[std::size_t(body_b[k])]);
+  }
   void clear_contacts();
   void reserve_contacts(std::size_t n);
   // n contacts, every per-contact array resized (kept entries unchanged, new ones default), for
@@ -171,7 +200,7 @@ struct ContactProblem {
 
 // One contact's normal row, packed: what a frictionless problem needs of a contact (row 0 of J
 // and column 0 of M^-1 J^T, ContactRows' first row and column), 160 bytes where a ContactProblem
-// keeps 496 of ContactRows, 128 of A_kk and its 4-vectors. Post-stabilisation's position problem
+// keeps 304 of ContactRows, 128 of A_kk and its 4-vectors. Post-stabilisation's position problem
 // (seed 000 eq. 49-50) is frictionless; at the funnel's landing it holds ~20,000 contacts, on
 // 16,000 boxes in a pile ~93,000, whose full rows outgrow the caches (issue 12).
 struct NormalRow {

@@ -47,7 +47,7 @@ class MatrixFreeOperator {
  public:
   // joint_lambda: the joint rows' impulses that w includes (null: no joints are solved)
   explicit MatrixFreeOperator(const ContactProblem& p, const std::vector<double>* joint_lambda = nullptr)
-      : p_(p), joint_lambda_(joint_lambda) {}
+      : p_(p), joint_lambda_(joint_lambda), kept_(p.keeps_angular()) {}
   int size() const { return p_.num_contacts(); }
   const Mat4& diag(int k) const { return p_.A_diag[std::size_t(k)]; }
   const Vec4& b(int k) const { return p_.b[std::size_t(k)]; }
@@ -96,12 +96,21 @@ class MatrixFreeOperator {
     const auto i = std::size_t(k);
     return p_.rows[i].velocity(w_[std::size_t(p_.body_a[i])].v, w_[std::size_t(p_.body_b[i])].v) + p_.b[i];
   }
-  // Asks for contact k's bodies' w lines for writing (PREFETCHW; a hint, nothing changes).
+  // Asks for contact k's bodies' w lines for writing (PREFETCHW) and, where the problem keeps no
+  // I^-1 A^T, their inverse inertias (a hint, nothing changes).
   [[gnu::always_inline]] void prefetch(int k) const {
 #if defined(__x86_64__)
     const auto i = std::size_t(k);
     __asm__ volatile("prefetchw %0" : : "m"(w_[std::size_t(p_.body_a[i])]));
     __asm__ volatile("prefetchw %0" : : "m"(w_[std::size_t(p_.body_b[i])]));
+    if (!kept_) {
+      const auto inertia = [](const Mat3& I) {  // 72 bytes: the two lines it may span
+        __builtin_prefetch(I.data());
+        __builtin_prefetch(I.data() + 8);
+      };
+      inertia(p_.inv_inertia[std::size_t(p_.body_a[i])]);
+      inertia(p_.inv_inertia[std::size_t(p_.body_b[i])]);
+    }
 #else
     (void)k;
 #endif
@@ -120,19 +129,24 @@ class MatrixFreeOperator {
     __builtin_prefetch(&p_.mu[i]);
     __builtin_prefetch(&p_.body_a[i]);
     __builtin_prefetch(&p_.body_b[i]);
+    if (kept_) {
+      const char* m = reinterpret_cast<const char*>(&p_.angular[i]);
+      for (std::size_t off = 0; off < sizeof(AngularResponse); off += 64) __builtin_prefetch(m + off);
+    }
   }
   // seed 000 eq. 26. A fixed body's w stays zero (its M^-1 J^T is zero) and is not written, so
   // that contacts of one colour (contact_coloring.h) may share it while they run in parallel.
   [[gnu::always_inline]] void applied(int k, const Vec4& dlambda) {
     const auto i = std::size_t(k);
     const ContactRows& r = p_.rows[i];
-    r.add_responses(dlambda, r.inv_mass_a > 0.0 ? &w_[std::size_t(p_.body_a[i])].v : nullptr,
-                    r.inv_mass_b > 0.0 ? &w_[std::size_t(p_.body_b[i])].v : nullptr);
+    p_.add_responses(i, dlambda, r.inv_mass_a > 0.0 ? &w_[std::size_t(p_.body_a[i])].v : nullptr,
+                     r.inv_mass_b > 0.0 ? &w_[std::size_t(p_.body_b[i])].v : nullptr, kept_);
   }
 
  private:
   const ContactProblem& p_;
   const std::vector<double>* joint_lambda_ = nullptr;
+  bool kept_ = false;  // p_.keeps_angular(): each contact's I^-1 A^T kept, else the bodies' I^-1
   // w per body on a cache line of its own: 48-byte Vec6s packed two to a line made the threads
   // of a colour stage (contact_coloring.h), which write different bodies, write the same lines
   // (measured on the Wall, 2 threads: velocity() and the response took 1.7-1.8x their 1-thread
