@@ -12,6 +12,8 @@ namespace coulomb {
 namespace {
 // contacts per task of finalize()
 constexpr int kFinalizeGrain = 128;
+// the size of `angular` for n contacts: each contact's I^-1 A^T kept up to kKeptResponses, else none
+constexpr std::size_t kept_responses(std::size_t n) { return n <= ContactProblem::kKeptResponses ? n : 0; }
 }  // namespace
 
 void ContactProblem::clear_contacts() {
@@ -30,7 +32,7 @@ void ContactProblem::reserve_contacts(std::size_t n) {
 void ContactProblem::resize_contacts(std::size_t n) {
   body_a.resize(n); body_b.resize(n); rows.resize(n); b.resize(n); mu.resize(n); point.resize(n);
   A_diag.resize(n);
-  angular.resize(n <= kKeptResponses ? n : 0);
+  angular.resize(kept_responses(n));
   finalized = false;
 }
 
@@ -73,7 +75,7 @@ void ContactProblem::finalize() {
   const int nc = num_contacts();
   COULOMB_ASSERT(inv_inertia.size() == inv_mass.size(), "ContactProblem: one inverse inertia per body");
   A_diag.resize(std::size_t(nc));
-  angular.resize(std::size_t(nc) <= kKeptResponses ? std::size_t(nc) : 0);
+  angular.resize(kept_responses(std::size_t(nc)));
   // per contact, independent of the others: the same bits on any thread count
   tbb::parallel_for(tbb::blocked_range<int>(0, nc, kFinalizeGrain), [&](const tbb::blocked_range<int>& range) {
     for (int k = range.begin(); k < range.end(); ++k) finalize_contact(std::size_t(k));
