@@ -1,6 +1,6 @@
 # Sourced by tools/run and tools/test: installs the Debian packages Coulomb needs, nothing when
 # all are present (apt-get; sudo when not root).
-COULOMB_PACKAGES=(cmake g++ make pkg-config libeigen3-dev libccd-dev libbullet-dev libtet1.5-dev
+COULOMB_PACKAGES=(cmake g++ make ninja-build pkg-config libeigen3-dev libccd-dev libbullet-dev libtet1.5-dev
   libspdlog-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   libfclib-dev libtbb-dev libtinyobjloader-dev libboost-dev
   # the Python module and `coulomb sweep` (python/README.md), for Debian's /usr/bin/python3
@@ -31,9 +31,31 @@ coulomb_install_deps() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 }
 
+# coulomb_generator DIR: the CMake generator option for a build folder: Ninja for a new folder (it
+# compiles a target's sources while the libraries it links are still being built, where Make's
+# generator waits; CI's budget, .ci/run), nothing for one already configured (it keeps its own).
+coulomb_generator() {
+  [ -f "$1/CMakeCache.txt" ] || echo "-GNinja"
+}
+
 # Configures (once) and builds the Release tree in build/ with all cores.
 coulomb_build() {
   local root="$1"
-  cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake -S "$root" -B "$root/build" $(coulomb_generator "$root/build") -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$root/build" -j "$(nproc)"
+}
+
+# coulomb_configure_sanitized DIR: configures the one sanitizer tree (.ci/run, tools/fuzz): clang,
+# so that the same objects serve the unit tests and the fuzzers; ASan + UBSan at -O1 (as the ASan
+# documentation advises: the brute-force unit tests run several times faster than at -O0), with
+# line tables only, which is what the sanitizers' stack traces print. A tree configured earlier
+# with gcc is started afresh: CMake cannot switch compilers.
+coulomb_configure_sanitized() {
+  local root build="$1"
+  root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  grep -qs 'CMAKE_CXX_COMPILER:.*clang' "$build/CMakeCache.txt" || rm -rf "$build"
+  cmake -S "$root" -B "$build" $(coulomb_generator "$build") -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-gline-tables-only -O1" \
+    -DCMAKE_CXX_FLAGS_DEBUG="-gline-tables-only -O1" -DCOULOMB_SANITIZE=address,undefined \
+    -DCOULOMB_UNIT_TESTS_ONLY=ON -DCOULOMB_CUDA=OFF -DCOULOMB_FUZZ=ON >/dev/null
 }
