@@ -156,7 +156,7 @@ TEST(Candidates, AdjacentAndFixedPairsAreCulled) {
     EXPECT_TRUE((std::array<int, 3>{c.as, c.a0, c.a1} < std::array<int, 3>{c.bs, c.b0, c.b1}));
     EXPECT_LT(c.a0, c.a1);
     EXPECT_LT(c.b0, c.b1);
-    if (c.as == c.bs) EXPECT_TRUE(c.a0 != c.b0 && c.a0 != c.b1 && c.a1 != c.b0 && c.a1 != c.b1);
+    if (c.as == c.bs) { EXPECT_TRUE(c.a0 != c.b0 && c.a0 != c.b1 && c.a1 != c.b0 && c.a1 != c.b1); }
   }
   EXPECT_GT(self, 0);
   // no self pairs when a surface opts out

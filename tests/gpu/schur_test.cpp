@@ -162,7 +162,9 @@ TEST(Schur, PcrResidualDecreasesMonotonicallyOnASingularSystem) {
   const LinearResult r = solve_linear(Device::Cpu, dup, b, x, o);
   ASSERT_GE(r.history.size(), 10u);
   for (std::size_t i = 1; i < r.history.size(); ++i)  // (above round-off)
-    if (r.history[i - 1] > 1e-10 * r.rhs_norm) EXPECT_LE(r.history[i], r.history[i - 1] * (1.0 + 1e-9)) << i;
+    if (r.history[i - 1] > 1e-10 * r.rhs_norm) {
+      EXPECT_LE(r.history[i], r.history[i - 1] * (1.0 + 1e-9)) << i;
+    }
   EXPECT_LT(r.residual, 1e-6 * r.rhs_norm);
 }
 
