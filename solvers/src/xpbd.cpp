@@ -146,9 +146,14 @@ class Solver {
     using VecR = Eigen::Matrix<double, R, 1>;
     const auto J = ec.J.template topRows<R>();
     const MatR Cinv = ec.compliance.template topLeftCorner<R, R>();
-    const MatR N = (h_ + rho) * (J * im.asDiagonal() * J.transpose()) + Cinv / h_;
+    // lazyProduct: Eigen sends a fixed-size product with rows + depth + cols >= 20 (6 + 12 + 6
+    // here) to its blocked GEMM kernel, which packed and unpacked 6x12 blocks at every update
+    const MatR N = (h_ + rho) * (J * im.asDiagonal()).lazyProduct(J.transpose()) + Cinv / h_;
     const VecR r = ec.c.template head<R>() + rho * (J * v) + Cinv * P.template head<R>() / h_;
-    const VecR s = -omega * N.ldlt().solve(r);
+    // N is symmetric positive definite when the compliance is (every material with mu > 0):
+    // Cholesky, without LDLT's pivoting; LDLT where the factorisation fails
+    const Eigen::LLT<MatR> llt(N);
+    const VecR s = -omega * (llt.info() == Eigen::Success ? VecR(llt.solve(r)) : VecR(N.ldlt().solve(r)));
     step.template head<R>() = s;
     dP.template head<R>() = s + gated(s, VecR(momentum.template head<R>()));
   }
