@@ -15,7 +15,8 @@
 #include <map>
 #include <set>
 
-namespace coulomb {
+// (its own namespace: the test binaries are unity builds, tests/CMakeLists.txt)
+namespace coulomb::candidates_test {
 namespace {
 
 struct Scene {
@@ -241,4 +242,4 @@ TEST(Candidates, RigidShapesAreTriangulated) {
 }
 
 }  // namespace
-}  // namespace coulomb
+}  // namespace coulomb::candidates_test

@@ -10,7 +10,8 @@
 
 #include <random>
 
-namespace coulomb {
+// (its own namespace: the test binaries are unity builds, tests/CMakeLists.txt)
+namespace coulomb::intersections_test {
 namespace {
 
 Vec3 rnd(std::mt19937_64& g, double s = 1.0) {
@@ -142,4 +143,4 @@ TEST(Intersections, NearlyCoplanarFlushFacesApart) {
 }
 
 }  // namespace
-}  // namespace coulomb
+}  // namespace coulomb::intersections_test

@@ -13,7 +13,8 @@
 #include <cmath>
 #include <random>
 
-namespace coulomb {
+// (its own namespace: the test binaries are unity builds, tests/CMakeLists.txt)
+namespace coulomb::mesh_test {
 namespace {
 
 constexpr double kEnv = 0.02;
@@ -409,4 +410,4 @@ TEST(MeshContact, WideEnvelopeKeepsTheDeepestContactAtRandomTurns) {
 }
 
 }  // namespace
-}  // namespace coulomb
+}  // namespace coulomb::mesh_test

@@ -8,7 +8,8 @@
 #include <cmath>
 #include <random>
 
-namespace coulomb {
+// (its own namespace: the test binaries are unity builds, tests/CMakeLists.txt)
+namespace coulomb::narrowphase_oracle_test {
 namespace {
 
 using fixtures::about;
@@ -226,4 +227,4 @@ TEST(Narrowphase, SphereHullDepthMatchesPointDistanceOracle) {
 
 
 }  // namespace
-}  // namespace coulomb
+}  // namespace coulomb::narrowphase_oracle_test

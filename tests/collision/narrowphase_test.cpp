@@ -11,7 +11,8 @@
 #include <cmath>
 #include <random>
 
-namespace coulomb {
+// (its own namespace: the test binaries are unity builds, tests/CMakeLists.txt)
+namespace coulomb::narrowphase_test {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
@@ -575,4 +576,4 @@ TEST(ReduceManifold, KeepsTheDeepestAndAtMostFourSpreadPoints) {
 }
 
 }  // namespace
-}  // namespace coulomb
+}  // namespace coulomb::narrowphase_test

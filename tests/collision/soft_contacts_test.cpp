@@ -15,7 +15,8 @@
 #include <cmath>
 #include <random>
 
-namespace coulomb {
+// (its own namespace: the test binaries are unity builds, tests/CMakeLists.txt)
+namespace coulomb::soft_contacts_test {
 namespace {
 
 constexpr double kEnv = 0.01;
@@ -636,4 +637,4 @@ TEST(SoftContacts, BroadphasePairsGiveTheContactsOfEveryPair) {
 }
 
 }  // namespace
-}  // namespace coulomb
+}  // namespace coulomb::soft_contacts_test

@@ -11,7 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
-namespace coulomb {
+// (its own namespace: the test binaries are unity builds, tests/CMakeLists.txt)
+namespace coulomb::soft_self_contacts_test {
 namespace {
 
 struct Body {
@@ -134,4 +135,4 @@ TEST(SoftSelfContact, SameContactsForOneAndTwoThreads) {
 }
 
 }  // namespace
-}  // namespace coulomb
+}  // namespace coulomb::soft_self_contacts_test

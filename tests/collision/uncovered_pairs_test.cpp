@@ -11,6 +11,9 @@
 using namespace coulomb;
 using namespace coulomb::fixtures;
 
+// (its own namespace: the test binaries are unity builds, tests/CMakeLists.txt)
+namespace uncovered_pairs_test {
+
 namespace {
 
 // Two unit cubes 5 mm apart along x, as at the end of a step; the envelope is 1 cm, so the
@@ -91,3 +94,5 @@ TEST(UncoveredPairs, AMotionOfTheWrongSizeIsRejected) {
   turn.pop_back();
   EXPECT_THROW(scene.run(&wrong), std::invalid_argument);
 }
+
+}  // namespace uncovered_pairs_test

@@ -16,10 +16,8 @@
 
 using namespace coulomb;
 
-namespace coulomb {
-// readable parameter names in gtest failure messages
-inline void PrintTo(MaterialModel m, std::ostream* os) { *os << material_model_name(m); }
-}  // namespace coulomb
+// (its own namespace: the test binaries are unity builds, tests/CMakeLists.txt)
+namespace element_constraint_test {
 
 namespace {
 
@@ -318,3 +316,5 @@ TEST(ElementConstraint, NeoHookeanComplianceIsTheInverseHessianInPrincipalStretc
   EXPECT_LT((ec.compliance.topLeftCorner<3, 3>() * (t.V0 * H) - Mat3::Identity()).norm(), 1e-9);
   EXPECT_EQ(ec.rows, 3);
 }
+
+}  // namespace element_constraint_test

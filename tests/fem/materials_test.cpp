@@ -14,10 +14,8 @@
 
 using namespace coulomb;
 
-namespace coulomb {
-// readable parameter names in gtest failure messages
-inline void PrintTo(MaterialModel m, std::ostream* os) { *os << material_model_name(m); }
-}  // namespace coulomb
+// (its own namespace: the test binaries are unity builds, tests/CMakeLists.txt)
+namespace materials_test {
 
 namespace {
 
@@ -204,3 +202,5 @@ TEST(Materials, PolarRotationFastPathMatchesTheSvd) {
 
 }  // namespace
 }  // namespace coulomb
+
+}  // namespace materials_test

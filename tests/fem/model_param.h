@@ -3,9 +3,13 @@
 #include <coulomb/materials.h>
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 
 namespace coulomb {
+
+// readable parameter names in gtest failure messages
+inline void PrintTo(MaterialModel m, std::ostream* os) { *os << material_model_name(m); }
 
 inline auto all_material_models() {
   return ::testing::Values(MaterialModel::Linear, MaterialModel::Corotational, MaterialModel::StVK,

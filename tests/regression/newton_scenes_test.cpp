@@ -11,6 +11,9 @@
 
 using namespace coulomb;
 
+// (its own namespace: the test binaries are unity builds, tests/CMakeLists.txt)
+namespace newton_scenes_test {
+
 namespace {
 
 struct Outcome {
@@ -167,3 +170,5 @@ TEST(NewtonScenes, DoorStopsAtItsLimit) {
   EXPECT_NEAR(yaw, 1.5, 3.14159 / 180.0);
   EXPECT_LT(worst, 1e-6);
 }
+
+}  // namespace newton_scenes_test

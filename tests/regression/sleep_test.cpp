@@ -14,6 +14,9 @@
 #include <string>
 
 using namespace coulomb;
+
+// (its own namespace: the test binaries are unity builds, tests/CMakeLists.txt)
+namespace sleep_test {
 using nlohmann::json;
 
 namespace {
@@ -223,3 +226,5 @@ TEST(Sleep, BadSleepSettingsAndStatesAreInputErrors) {
   s.sleep.island.resize(2);
   EXPECT_THROW(w.set_state(s), InputError);
 }
+
+}  // namespace sleep_test

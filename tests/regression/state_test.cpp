@@ -16,6 +16,9 @@
 
 using namespace coulomb;
 
+// (its own namespace: the test binaries are unity builds, tests/CMakeLists.txt)
+namespace state_test {
+
 namespace {
 
 const std::string kScenes = std::string(COULOMB_SOURCE_DIR) + "/scenes/";
@@ -125,3 +128,5 @@ INSTANTIATE_TEST_SUITE_P(
                       Variant{"pendulum_prox_gs_2", "pendulum.json", {}, 2},
                       Variant{"pendulum_xpbd_1", "pendulum.json", {"/solver={\"type\": \"xpbd-jacobi\"}"}, 1}),
     [](const ::testing::TestParamInfo<Variant>& info) { return info.param.name; });
+
+}  // namespace state_test

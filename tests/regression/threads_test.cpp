@@ -15,6 +15,9 @@
 
 using namespace coulomb;
 
+// (its own namespace: the test binaries are unity builds, tests/CMakeLists.txt)
+namespace threads_test {
+
 namespace {
 
 const std::string kScenes = std::string(COULOMB_SOURCE_DIR) + "/scenes/";
@@ -170,3 +173,5 @@ TEST(Determinism, SoftStackWithXpbdJacobiIsIdenticalOnOneAndTwoThreads) {
   EXPECT_TRUE(bit_identical(soft[0], soft[2]));
   EXPECT_TRUE(bit_identical(soft[1], soft[3]));
 }
+
+}  // namespace threads_test

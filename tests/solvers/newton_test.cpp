@@ -10,7 +10,8 @@
 
 #include "position_problems.h"
 
-namespace coulomb {
+// (its own namespace: the test binaries are unity builds, tests/CMakeLists.txt)
+namespace coulomb::newton_test {
 namespace {
 
 using test::kG;
@@ -202,4 +203,4 @@ TEST(NewtonPcr, HeavyPairIsExactWithEveryScaling) {
 }
 
 }  // namespace
-}  // namespace coulomb
+}  // namespace coulomb::newton_test

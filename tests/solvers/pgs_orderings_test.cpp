@@ -18,6 +18,9 @@
 
 using namespace coulomb;
 
+// (its own namespace: the test binaries are unity builds, tests/CMakeLists.txt)
+namespace pgs_orderings_test {
+
 namespace {
 
 const std::vector<PgsOrdering> kOrderings = {PgsOrdering::Default, PgsOrdering::Ipp, PgsOrdering::Cp, PgsOrdering::Esp,
@@ -550,3 +553,5 @@ TEST(PgsOrderings, StaggeredOrderingsConvergeOnABoxStack) {
     EXPECT_LT((w.body(w.find_body("box3")).position - top0).norm(), 1e-3) << ordering;  // it stands
   }
 }
+
+}  // namespace pgs_orderings_test

@@ -11,6 +11,9 @@
 #include <numbers>
 
 using namespace coulomb;
+
+// (its own namespace: the test binaries are unity builds, tests/CMakeLists.txt)
+namespace joints_test {
 using Json = nlohmann::json;
 
 namespace {
@@ -242,3 +245,5 @@ TEST_P(JointSolver, HeavyChainEndIsReported) {
               converged, w.step_count());
   EXPECT_LT(worst, GetParam() == "xpbd-jacobi" ? 1e-3 : 1.0);
 }
+
+}  // namespace joints_test
