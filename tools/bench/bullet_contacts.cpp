@@ -10,10 +10,6 @@ namespace bench {
 
 using coulomb::Vec3;
 
-namespace {
-Vec3 cv(const btVector3& v) { return {v.x(), v.y(), v.z()}; }
-}  // namespace
-
 void read_contacts(BulletWorld& bw, const BulletSettings& settings, BulletContacts& out) {
   out.contacts.clear();
   out.coeffs.clear();

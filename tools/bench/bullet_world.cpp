@@ -19,7 +19,6 @@ using coulomb::Vec3;
 namespace {
 
 btVector3 bt(const Vec3& v) { return {v.x(), v.y(), v.z()}; }
-Vec3 cv(const btVector3& v) { return {v.x(), v.y(), v.z()}; }
 btTransform bt(const Pose& p) {
   return btTransform(btQuaternion(p.q.x(), p.q.y(), p.q.z(), p.q.w()), bt(p.p));
 }

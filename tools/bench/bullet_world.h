@@ -22,6 +22,9 @@
 
 namespace bench {
 
+// a Bullet vector as a Coulomb one
+inline coulomb::Vec3 cv(const btVector3& v) { return {v.x(), v.y(), v.z()}; }
+
 struct BulletSettings {
   int iterations = 10;                  // btContactSolverInfo::m_numIterations
   bool two_friction_directions = true;  // SOLVER_USE_2_FRICTION_DIRECTIONS (Bullet's default is one)
