@@ -74,6 +74,9 @@ SweepCost sweep_cost(const RunResult& r, double copy_gbs) {
 void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
   std::printf("scene '%s': %d bodies, dt %g s, %d steps; Coulomb on %d thread(s), Bullet on 1\n", h.scene.c_str(),
               h.bodies, h.dt, h.steps, h.threads);
+  if (h.repeat > 1)
+    std::printf("(each configuration: the fastest, by median CPU ms a step, of %d runs taken in turn with the others)\n",
+                h.repeat);
   std::printf("(Bullet runs single-threaded: btDiscreteDynamicsWorld is its sequential world, and Debian's\n"
               " Bullet is built without BT_THREADSAFE, so it has no parallel task scheduler)\n\n");
   std::printf("%-8s %-14s %9s %9s %9s %9s %13s %12s %12s %11s\n", "engine", "config", "iters", "ms/step", "ms/step",
@@ -169,6 +172,7 @@ void print_json_lines(const ReportHeader& h, const std::vector<RunResult>& runs)
                         {"solver", r.solver},
                         {"iterations", r.iterations},
                         {"threads", r.threads},
+                        {"repeat", h.repeat},
                         {"steps", r.steps},
                         {"window_from", r.window_from},
                         {"ms_per_step", number_or_null(s.ms)},

@@ -15,6 +15,7 @@ struct ReportHeader {
   int steps = 0;
   int threads = 1;
   double copy_bandwidth_gbs = 0.0;  // measured in the same run (sweep_cost.h)
+  int repeat = 1;                   // each configuration's run: the fastest of this many (--repeat)
 };
 
 void print_table(const ReportHeader& h, const std::vector<RunResult>& runs);
