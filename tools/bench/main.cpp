@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--warmup-steps", warmup_steps,
                  "untimed steps of the first Coulomb and the first Bullet configuration before the measured runs "
-                 "(default 100; 0: none): without them the process's first run read up to 1.3x slower")
+                 "(default 100; 0: none)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--repeat", repeat,
                  "run every configuration N times, in turn (round-robin), and report each one's run with the least "
@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
                                                      std::to_string(scene.steps));
     if (no_bullet) bullet_iterations.clear();
     std::vector<coulomb::SceneDef> coulomb_scenes;
+    std::vector<std::string> labels;  // per Coulomb configuration: NAME:ITERATIONS, or empty (the solver's name)
     for (const std::string& spec : solvers) {
       // NAME:ITERATIONS: the iteration limit of this run only, after the --set overrides
       const std::size_t colon = spec.find(':');
@@ -80,6 +81,7 @@ int main(int argc, char** argv) {
         so.set.push_back("/solver/max_iterations=" + n);
       }
       coulomb_scenes.push_back(coulomb::load_scene(scene_file, so));
+      labels.push_back(colon != std::string::npos ? spec : "");
     }
     std::vector<bench::BulletSettings> bullet_settings;
     for (int n : bullet_iterations) {
@@ -88,10 +90,10 @@ int main(int argc, char** argv) {
       bs.two_friction_directions = !one_friction_direction;
       bullet_settings.push_back(bs);
     }
-    // Warm-up, untimed: the process's first run paid for its first use of the allocator's
-    // memory, the thread pool and the caches (the Tower's pgs:10 step 0.74 ms run first against
-    // 0.63 after prox-gs:10, its detection alone 0.25 against 0.18 ms), which biased each table
-    // against its first row and for Bullet's, which runs last.
+    // Warm-up, untimed, so that no measured run is the process's first use of the allocator's
+    // memory, the thread pool and the caches. A guard, not a measured correction: one Tower run
+    // had its first configuration at 0.735 ms a step against 0.634 for the second, but runs with
+    // the order swapped differed by at most 5%, within this host's noise (--repeat answers that).
     if (warmup_steps > 0) {
       const auto shortened = [&](coulomb::SceneDef d) {
         d.steps = std::min(d.steps, warmup_steps);
@@ -105,7 +107,7 @@ int main(int argc, char** argv) {
     const auto run_config = [&](std::size_t k) {
       if (k >= coulomb_scenes.size()) return bench::run_bullet(scene, bullet_settings[k - coulomb_scenes.size()], window_from);
       bench::RunResult r = bench::run_coulomb(coulomb_scenes[k], threads, window_from, world_merit);
-      if (solvers[k].find(':') != std::string::npos) r.label = solvers[k];
+      r.label = labels[k];
       return r;
     };
     std::vector<bench::RunResult> runs(nconfig);
