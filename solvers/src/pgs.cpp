@@ -122,24 +122,39 @@ struct SweepResult {
 // One projected Gauss-Seidel pass (seed 001 algorithm lines 2-8 with line 2b's permutation) over
 // the contacts in `order`, solving rows First..Last of each (0..3: all; 0..0: the normal set;
 // 1..3: the friction set of eq. 21). With Track, also accumulates each set's share of Theta.
-// step[k][r] = sor / A_rr, or 0 for a row no body can respond to (A_rr <= 0), for contacts
-// [begin, end) of a `step` already sized: computed once per solve, so that a sweep multiplies
-// instead of dividing.
+// What a sweep needs of contact k's A_kk, computed once per solve (row_steps): h[r] = sor / A_rr,
+// or 0 for a row no body can respond to (A_rr <= 0; with sor > 0, h[r] > 0 exactly where
+// A_rr > 0), so that a sweep multiplies instead of dividing; and c = A_rq h[r] for the rows q
+// before r, the products the sweep's row steps take (the same bits: the sweep formed
+// A_rq * h_r itself). 80 bytes where the sweep read A_kk (128) and h (32): at 16,000 boxes the
+// sweeps stream their contacts' data from memory (issue 12, scaling), and GSP's tracking reads
+// A_kk itself.
+struct RowStep {
+  Vec4 h;
+  double c[6];  // (r, q) = (1, 0), (2, 0), (2, 1), (3, 0), (3, 1), (3, 2): c[r (r - 1) / 2 + q]
+  static constexpr int index(int r, int q) { return r * (r - 1) / 2 + q; }
+};
+
+// step[k] for contacts [begin, end) of a `step` already sized
 template <class Op>
-void row_steps(const Op& op, double sor, std::vector<Vec4>& step, int begin, int end) {
-  for (int k = begin; k < end; ++k)
+void row_steps(const Op& op, double sor, std::vector<RowStep>& step, int begin, int end) {
+  for (int k = begin; k < end; ++k) {
+    const Mat4& A = op.diag(k);
+    RowStep& st = step[std::size_t(k)];
     for (int r = 0; r < 4; ++r) {
-      const double a = op.diag(k)(r, r);
-      step[std::size_t(k)][r] = a > 0.0 ? sor / a : 0.0;
+      const double a = A(r, r);
+      st.h[r] = a > 0.0 ? sor / a : 0.0;
+      for (int q = 0; q < r; ++q) st.c[RowStep::index(r, q)] = A(r, q) * st.h[r];
     }
+  }
 }
 
 template <int First, int Last, bool Track, class Op>
-void sweep_contact(Op& op, std::vector<Vec4>& lambda, int k, const std::vector<Vec4>& step, SweepResult& s) {
+void sweep_contact(Op& op, std::vector<Vec4>& lambda, int k, const std::vector<RowStep>& step, SweepResult& s) {
   {
     Vec4& l = lambda[std::size_t(k)];
-    const Mat4& A = op.diag(k);
-    const Vec4& h_r = step[std::size_t(k)];
+    const RowStep& st = step[std::size_t(k)];
+    const Vec4& h_r = st.h;
     const Vec3& mu = op.mu(k);
     Vec4 v = op.velocity(k, lambda);
     const int rows = solved_rows(mu);  // no torsion row without torsional friction
@@ -154,12 +169,12 @@ void sweep_contact(Op& op, std::vector<Vec4>& lambda, int k, const std::vector<V
       const auto row = [&](auto index) {
         constexpr int r = decltype(index)::value;
         if constexpr (r >= First && r <= Last) {
-          if (r >= end || !(A(r, r) > 0.0)) return;  // a row no body can respond to
+          if (r >= end || !(h_r[r] > 0.0)) return;  // a row no body can respond to
           // eq. 16-17 with the SOR splitting (18c), projected on the box of pgs_detail::row_bounds
           double x = l[r] - v[r] * h_r[r];
-          if constexpr (r > First) x -= (A(r, First) * h_r[r]) * d[First];
-          if constexpr (r > First + 1) x -= (A(r, First + 1) * h_r[r]) * d[First + 1];
-          if constexpr (r > First + 2) x -= (A(r, First + 2) * h_r[r]) * d[First + 2];
+          if constexpr (r > First) x -= st.c[RowStep::index(r, First)] * d[First];
+          if constexpr (r > First + 1) x -= st.c[RowStep::index(r, First + 1)] * d[First + 1];
+          if constexpr (r > First + 2) x -= st.c[RowStep::index(r, First + 2)] * d[First + 2];
           if constexpr (r == 0) x = std::max(0.0, x);
           else x = std::clamp(x, -mu[r - 1] * l[0], mu[r - 1] * l[0]);
           d[r] = x - l[r];
@@ -176,6 +191,7 @@ void sweep_contact(Op& op, std::vector<Vec4>& lambda, int k, const std::vector<V
       return;
     }
     // Track (GSP): the velocity itself, whose residuals the error measure reads
+    const Mat4& A = op.diag(k);
     Vec4 dl = Vec4::Zero();
     for (int r = First; r < end; ++r) {
       if (!(A(r, r) > 0.0)) continue;  // a row no body can respond to
@@ -206,17 +222,25 @@ void sweep_contact(Op& op, std::vector<Vec4>& lambda, int k, const std::vector<V
   }
 }
 
+// In a large problem each contact's bodies are asked for kPrefetchContacts contacts ahead
+// (op.prefetch: a hint, the same bits): contacts come sorted by body ids, so body_b jumps about
+// memory, and the bodies of a large problem outgrow the caches (issue 12, the scaling scene).
 template <int First, int Last, bool Track, class Op>
-SweepResult sweep(Op& op, std::vector<Vec4>& lambda, const std::vector<int>& order, const std::vector<Vec4>& step) {
+SweepResult sweep(Op& op, std::vector<Vec4>& lambda, const std::vector<int>& order, const std::vector<RowStep>& step) {
   SweepResult s;
-  for (const int k : order) sweep_contact<First, Last, Track>(op, lambda, k, step, s);
+  const int n = int(order.size());
+  const int ahead = n >= detail::kPrefetchFromContacts ? n - detail::kPrefetchContacts : 0;
+  for (int e = 0; e < n; ++e) {
+    if (e < ahead) op.prefetch(order[std::size_t(e + detail::kPrefetchContacts)]);
+    sweep_contact<First, Last, Track>(op, lambda, order[std::size_t(e)], step, s);
+  }
   return s;
 }
 
 // The same sweep colour by colour on the team (sweep_team.h). max_delta and max_lambda are
 // maxima, exact in any order: the result is that of one thread, bit for bit.
 template <int First, int Last, class Op>
-SweepResult colored_sweep(Op& op, std::vector<Vec4>& lambda, const ContactColoring& c, const std::vector<Vec4>& step,
+SweepResult colored_sweep(Op& op, std::vector<Vec4>& lambda, const ContactColoring& c, const std::vector<RowStep>& step,
                           detail::SweepTeam& team, std::vector<detail::Padded<SweepResult>>& acc) {
   acc.assign(std::size_t(team.size()), {});
   detail::colored_sweep(team, c, op, [&](const int* contacts, int n, int member) {
@@ -224,7 +248,9 @@ SweepResult colored_sweep(Op& op, std::vector<Vec4>& lambda, const ContactColori
     detail::for_each_in_run(op, contacts, n, [&](int k) { sweep_contact<First, Last, false>(op, lambda, k, step, s); },
                             [&](int k) {  // the solver's own per-contact data, with the operator's
                               __builtin_prefetch(&lambda[std::size_t(k)], 1);
-                              __builtin_prefetch(&step[std::size_t(k)]);
+                              const char* st = reinterpret_cast<const char*>(&step[std::size_t(k)]);
+                              __builtin_prefetch(st);  // 80 bytes: the two lines they may span
+                              __builtin_prefetch(st + 79);
                             });
     SweepResult& m = acc[std::size_t(member)].value;
     m.max_delta = std::max(m.max_delta, s.max_delta);
@@ -295,7 +321,8 @@ double current_theta(Op& op, const std::vector<Vec4>& lambda, std::vector<Vec4>&
 
 // pgs()'s work arrays, kept per thread between solves
 struct PgsScratch {
-  std::vector<Vec4> step, velocity;
+  std::vector<RowStep> step;
+  std::vector<Vec4> velocity;
   FinalTerms final;
 };
 
@@ -308,6 +335,8 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
                 detail::SweepTeam* shared_team = nullptr) {
   const auto t0 = std::chrono::steady_clock::now();
   const int nc = op.size(), nj = op.joint_rows();
+  if (!(opt.pgs.sor > 0.0 && opt.pgs.sor < 2.0))  // RowStep's h > 0 stands for A_rr > 0
+    throw std::invalid_argument("pgs: the relaxation factor sor must lie in (0, 2)");
   SolverStats stats;
   if (!opt.warm_start || int(lambda.size()) != nc) lambda.assign(std::size_t(nc), Vec4::Zero());
   if (!opt.warm_start || int(joint_lambda.size()) != nj) joint_lambda.assign(std::size_t(nj), 0.0);
@@ -322,7 +351,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   // (the thread's scratch, thread_scratch.h: every entry is written before it is read)
   detail::ThreadScratch<PgsScratch> kept;
   std::vector<Vec4>& scratch = kept->velocity;
-  std::vector<Vec4>& step = kept->step;
+  std::vector<RowStep>& step = kept->step;
   step.resize(std::size_t(nc));
   const auto reset = [&] { detail::colored_reset(team, coloring, op, lambda); };
   // a warm start must itself lie in the box before it is used; the row steps in the same pass as
@@ -473,6 +502,7 @@ SolverStats normal_sweeps(const NormalProblem& p, const int* list, int n, const 
   const auto contact = [&](int e) { return std::size_t(list ? list[e] : e); };
   const auto velocity = [&](const NormalRow& r) { return r.velocity(w[std::size_t(r.body_a)], w[std::size_t(r.body_b)]); };
   stats.converged = n == 0;
+  const int ahead = n >= detail::kPrefetchFromContacts ? n - detail::kPrefetchContacts : 0;
   const double loop_start = detail::process_cpu_ms();
   for (int it = 0; it < opt.max_iterations && n > 0; ++it) {
     double max_delta = 0.0, max_lambda = 0.0;
