@@ -12,6 +12,8 @@ namespace coulomb {
 namespace {
 // contacts per task of finalize()
 constexpr int kFinalizeGrain = 128;
+// how far ahead body_impulse_response asks for a contact's bodies
+constexpr std::size_t kResponsePrefetch = 8;
 // the size of `angular` for n contacts: each contact's I^-1 A^T kept up to kKeptResponses, else none
 constexpr std::size_t kept_responses(std::size_t n) { return n <= ContactProblem::kKeptResponses ? n : 0; }
 }  // namespace
@@ -110,7 +112,17 @@ void ContactProblem::finish_finalize() {
 void ContactProblem::body_impulse_response(const std::vector<Vec4>& lambda, std::vector<Vec6>& w) const {
   w.assign(std::size_t(num_bodies()), Vec6::Zero());
   const bool kept = keeps_angular();
-  for (std::size_t k = 0; k < body_a.size(); ++k) {
+  // a large problem (no kept I^-1 A^T) reads each contact's bodies' w and inverse inertias, body_b
+  // far from the previous contact's: asked for kResponsePrefetch contacts ahead (a hint, the same
+  // bits; issue 12, 3.9% of a 16,000-box step)
+  const std::size_t n = body_a.size(), ahead = kept || n < kResponsePrefetch ? 0 : n - kResponsePrefetch;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (k < ahead) {
+      const auto b_next = std::size_t(body_b[k + kResponsePrefetch]);
+      __builtin_prefetch(&w[b_next], 1);
+      __builtin_prefetch(inv_inertia[b_next].data());
+      __builtin_prefetch(inv_inertia[b_next].data() + 8);
+    }
     add_responses(k, lambda[k], &w[std::size_t(body_a[k])], &w[std::size_t(body_b[k])], kept);
   }
 }
