@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -101,6 +102,25 @@ TEST(Pgs, TorsionalFrictionBoundsTheSpinImpulse) {
   ContactSolution sol;
   solve(p, sol);
   EXPECT_NEAR(sol.lambda[0][3], -0.01 * sol.lambda[0][0], 1e-12);  // opposes the spin, saturated
+}
+
+// The scene reader refuses a relaxation factor outside (0, 2); so does the solver when code sets
+// one (its row steps h_r = sor / A_rr stand for A_rr > 0 only with sor > 0).
+TEST(Pgs, ARelaxationFactorOutsideZeroTwoIsRefused) {
+  const ContactProblem p = one_contact(Vec3(0.3, 0.0, -0.0981), 0.5);
+  for (const double sor : {0.0, -0.5, 2.0, std::numeric_limits<double>::quiet_NaN()}) {
+    SolverOptions o;
+    o.pgs.sor = sor;
+    ContactSolution sol;
+    EXPECT_THROW(find_solver("pgs")->solve(p, o, sol), std::invalid_argument) << "sor " << sor;
+  }
+  SolverOptions o;
+  o.pgs.sor = 1.5;
+  o.max_iterations = 100;
+  o.abs_tol = o.rel_tol = 1e-12;
+  ContactSolution sol;
+  EXPECT_NO_THROW(find_solver("pgs")->solve(p, o, sol));
+  EXPECT_NEAR(sol.lambda[0][0], 0.0981, 1e-9);
 }
 
 TEST(Merit, ConeProjectionCases) {
