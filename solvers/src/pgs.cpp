@@ -502,7 +502,6 @@ SolverStats normal_sweeps(const NormalProblem& p, const int* list, int n, const 
   const auto contact = [&](int e) { return std::size_t(list ? list[e] : e); };
   const auto velocity = [&](const NormalRow& r) { return r.velocity(w[std::size_t(r.body_a)], w[std::size_t(r.body_b)]); };
   stats.converged = n == 0;
-  const int ahead = n >= detail::kPrefetchFromContacts ? n - detail::kPrefetchContacts : 0;
   const double loop_start = detail::process_cpu_ms();
   for (int it = 0; it < opt.max_iterations && n > 0; ++it) {
     double max_delta = 0.0, max_lambda = 0.0;
