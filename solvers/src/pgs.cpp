@@ -228,12 +228,9 @@ void sweep_contact(Op& op, std::vector<Vec4>& lambda, int k, const std::vector<R
 template <int First, int Last, bool Track, class Op>
 SweepResult sweep(Op& op, std::vector<Vec4>& lambda, const std::vector<int>& order, const std::vector<RowStep>& step) {
   SweepResult s;
-  const int n = int(order.size());
-  const int ahead = n >= detail::kPrefetchFromContacts ? n - detail::kPrefetchContacts : 0;
-  for (int e = 0; e < n; ++e) {
-    if (e < ahead) op.prefetch(order[std::size_t(e + detail::kPrefetchContacts)]);
-    sweep_contact<First, Last, Track>(op, lambda, order[std::size_t(e)], step, s);
-  }
+  detail::for_each_asking_ahead(op, order.data(), int(order.size()),
+                                [&](int k) { sweep_contact<First, Last, Track>(op, lambda, k, step, s); },
+                                [&](int k) { op.prefetch(k); });
   return s;
 }
 

@@ -570,17 +570,24 @@ void colored_sweep(SweepTeam& team, const ContactColoring& c, const Op& op, Visi
 // coloured solve took 10.34-10.58 ms on 1 thread with the rows, A_kk, b, mu, the body indices and
 // prox's impulses and r-factors asked for ahead, 10.94-11.01 with the rows and A_kk only (issue
 // 12, ninth session).
+// f(k) for k = contacts[0 .. n), with ask(k') for the contact kPrefetchContacts ahead on problems
+// of at least kPrefetchFromContacts contacts (for_each_in_run; pgs's sweep in contact order asks
+// for the bodies only)
 template <class Op, class F, class G>
-void for_each_in_run(const Op& op, const int* contacts, int n, F&& f, G&& also) {
+void for_each_asking_ahead(const Op& op, const int* contacts, int n, F&& f, G&& ask) {
   const bool ahead = op.size() >= kPrefetchFromContacts;
   for (int e = 0; e < n; ++e) {
-    if (ahead && e + kPrefetchContacts < n) {
-      const int k = contacts[e + kPrefetchContacts];
-      op.prefetch_contact(k);
-      also(k);
-    }
+    if (ahead && e + kPrefetchContacts < n) ask(contacts[e + kPrefetchContacts]);
     f(contacts[e]);
   }
+}
+
+template <class Op, class F, class G>
+void for_each_in_run(const Op& op, const int* contacts, int n, F&& f, G&& also) {
+  for_each_asking_ahead(op, contacts, n, f, [&](int k) {
+    op.prefetch_contact(k);
+    also(k);
+  });
 }
 
 // f(begin, end, member) over [0, n), items independent of each other: once every helper has
