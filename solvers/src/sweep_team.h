@@ -88,10 +88,12 @@ struct alignas(64) Padded {
 //    runs; seventeenth session).
 //  - Self-synced with each colour cut at its half (equal contact counts), when that has fewer
 //    than 1/4 of its units dependent.
-//  - Barriers and balanced cuts otherwise (spheres.json: about 2,780 of 6,270 units dependent, its
-//    body numbers not following the pile): a barrier after each colour, and after each sweep the
+//  - Barriers and balanced cuts otherwise: a barrier after each colour, and after each sweep the
 //    cuts go halfway toward those that would have split each colour's measured time equally, the
-//    time taken as spread evenly over each run's contacts. Its prox-gs:30 2-thread solve went
+//    time taken as spread evenly over each run's contacts. spheres.json took this schedule while
+//    its bodies were numbered in generation order (about 2,780 of 6,270 units dependent); numbered
+//    in space (engine/README.md "Body ids") it has common cuts (about 745 of 6,360 dependent in
+//    its pgs:10 solves, twenty-second session). Its prox-gs:30 2-thread solve went
 //    from 6.34-6.69 to 6.17-6.36 ms with the balance (before colored_reset and the dominant-island
 //    rule of island_solve.cpp); self-synced, it took 5.42-5.56 against 5.10-5.29 ms balanced (with
 //    them; medians as for the Wall).
