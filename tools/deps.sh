@@ -48,8 +48,12 @@ coulomb_build() {
 # coulomb_configure_sanitized DIR: configures the one sanitizer tree (.ci/run, tools/fuzz): clang,
 # so that the same objects serve the unit tests and the fuzzers; ASan + UBSan at -O1 (as the ASan
 # documentation advises: the brute-force unit tests run several times faster than at -O0), with
-# line tables only, which is what the sanitizers' stack traces print. A tree configured earlier
-# with gcc is started afresh: CMake cannot switch compilers.
+# line tables only, which is what the sanitizers' stack traces print. UBSan keeps its checks of
+# arithmetic, casts, shifts, bounds, enums and dynamic types; those of pointers ASan covers at run
+# time (null: ASan reports the dereference; object-size: the out-of-bounds access; alignment and
+# pointer-overflow) are left out: with them clang took 77 CPU s for solvers/src/prox.cpp and 118 for
+# the solvers' first unit-test batch, without them 51 and 84 (CI's budget, .ci/run). A tree
+# configured earlier with gcc is started afresh: CMake cannot switch compilers.
 coulomb_configure_sanitized() {
   local root build="$1"
   root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -57,5 +61,5 @@ coulomb_configure_sanitized() {
   cmake -S "$root" -B "$build" $(coulomb_generator "$build") -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-gline-tables-only -O1" \
     -DCMAKE_CXX_FLAGS_DEBUG="-gline-tables-only -O1" -DCOULOMB_SANITIZE=address,undefined \
-    -DCOULOMB_UNIT_TESTS_ONLY=ON -DCOULOMB_CUDA=OFF -DCOULOMB_FUZZ=ON >/dev/null
+    -DCOULOMB_NO_SANITIZE=alignment,null,pointer-overflow,object-size -DCOULOMB_UNIT_TESTS_ONLY=ON -DCOULOMB_CUDA=OFF -DCOULOMB_FUZZ=ON >/dev/null
 }
