@@ -564,14 +564,6 @@ void colored_sweep(SweepTeam& team, const ContactColoring& c, const Op& op, Visi
   units(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1], 0);
 }
 
-// f(k) for the contacts k = contacts[0 .. n) of one run of colored_sweep, on problems beyond a
-// core's L2 asking for each contact's data kPrefetchContacts contacts ahead: the operator's
-// (op.prefetch_contact) and the solver's own (also(k): its impulses, r-factors, row steps). A
-// colour visits contacts far apart in memory, each array a cache miss of its own: on
-// spheres.json (200 steps, about 6,100 contacts once settled; median solve), the prox-gs:30
-// coloured solve took 10.34-10.58 ms on 1 thread with the rows, A_kk, b, mu, the body indices and
-// prox's impulses and r-factors asked for ahead, 10.94-11.01 with the rows and A_kk only (issue
-// 12, ninth session).
 // f(k) for k = contacts[0 .. n), with ask(k') for the contact kPrefetchContacts ahead on problems
 // of at least kPrefetchFromContacts contacts (for_each_in_run; pgs's sweep in contact order asks
 // for the bodies only)
@@ -584,6 +576,14 @@ void for_each_asking_ahead(const Op& op, const int* contacts, int n, F&& f, G&& 
   }
 }
 
+// f(k) for the contacts k = contacts[0 .. n) of one run of colored_sweep, on problems beyond a
+// core's L2 asking for each contact's data kPrefetchContacts contacts ahead: the operator's
+// (op.prefetch_contact) and the solver's own (also(k): its impulses, r-factors, row steps). A
+// colour visits contacts far apart in memory, each array a cache miss of its own: on
+// spheres.json (200 steps, about 6,100 contacts once settled; median solve), the prox-gs:30
+// coloured solve took 10.34-10.58 ms on 1 thread with the rows, A_kk, b, mu, the body indices and
+// prox's impulses and r-factors asked for ahead, 10.94-11.01 with the rows and A_kk only (issue
+// 12, ninth session).
 template <class Op, class F, class G>
 void for_each_in_run(const Op& op, const int* contacts, int n, F&& f, G&& also) {
   for_each_asking_ahead(op, contacts, n, f, [&](int k) {

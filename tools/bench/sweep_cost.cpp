@@ -58,8 +58,8 @@ double bytes_per_contact_sweep(const std::string& solver) {
     const double body = 2.0 * sizeof(int) + 2.0 * 2.0 * sizeof(Vec6) /*w read + write*/ + 2.0 * sizeof(Mat3) /*I^-1*/;
     const double jacobians = sizeof(ContactRows);  // J_a, J_b compact (inverse masses included)
     const double rows = sizeof(Vec4) /*b*/ + sizeof(Vec3) /*mu*/ + 2.0 * sizeof(Vec4) /*lambda read + write*/;
-    // pgs: its row steps (RowStep, solvers/src/pgs.cpp: h and the A_rq h_r products, 80 bytes)
-    if (solver == "pgs") return body + jacobians + rows + 80.0;
+    // pgs: its row steps (RowStep, solvers/src/pgs.cpp: h and the six A_rq h_r products)
+    if (solver == "pgs") return body + jacobians + rows + sizeof(Vec4) + 6.0 * sizeof(double);
     // prox-gs: its r-factors (the 96-byte hot record: diagonal R, 1 / mu, active rows), the copy
     // lambda^k -> lambda^{k+1} and the residual pass over both (3 more Vec4)
     return body + jacobians + rows + 96.0 + 3.0 * sizeof(Vec4);
