@@ -481,8 +481,8 @@ void World::stabilize() {
   opt.rel_tol = scene_.solver_options.rel_tol;
   opt.warm_start = false;
   build_islands(model_.size(), still() ? still_ : model_.fixed, gap_problem_.body_a, gap_problem_.body_b, gap_islands_);
-  solve_normal_pgs(gap_problem_, settings_.islands ? &gap_islands_ : nullptr, opt, gap_lambda_);
-  gap_problem_.body_impulse_response(gap_lambda_, dw_);
+  // the displacements M^-1 J_n^T lambda as the sweeps kept them (no pass over the rows again)
+  solve_normal_pgs(gap_problem_, settings_.islands ? &gap_islands_ : nullptr, opt, gap_lambda_, &dw_);
   apply_displacements(model_, dw_, state_, still());
 }
 
@@ -491,6 +491,7 @@ SolverStats World::solve(SolveFn fn, const ContactProblem& problem, const Solver
                          IslandScratch& scratch, ContactSolution& solution) {
   build_islands(model_.size(), still() ? still_ : model_.fixed, problem.body_a, problem.body_b, islands, &problem.joints.body_a,
                 &problem.joints.body_b);
+  solution.response.clear();  // set again by a solver that keeps it (ContactSolution::response)
   return settings_.islands ? solve_islands(fn, problem, islands, opt, solution, &scratch) : fn(problem, opt, solution);
 }
 
@@ -578,10 +579,12 @@ StepResult World::run_stages() {
   remember_impulses();
   joint_cache_ = solution_.joint_lambda;
 
-  // 5 integrate: u^{t+1} = u_free + M^-1 J^T lambda (eq. 42b), then the position update
+  // 5 integrate: u^{t+1} = u_free + M^-1 J^T lambda (eq. 42b), with the solver's own M^-1 J^T
+  // lambda where it kept one (ContactSolution::response), then the position update
   t0 = Clock::now();
-  problem_.body_impulse_response(solution_.lambda, solution_.joint_lambda, dw_);
-  apply_velocities(model_, u_free_, dw_, state_, still());
+  const bool kept_response = solution_.response.size() == std::size_t(model_.size());
+  if (!kept_response) problem_.body_impulse_response(solution_.lambda, solution_.joint_lambda, dw_);
+  apply_velocities(model_, u_free_, kept_response ? solution_.response : dw_, state_, still());
   ccd_begin();
   integrate_positions(model_, state_, moreau ? 0.5 * dt : dt, still());  // eq. 42c or eq. 67
   ccd_clamp();

@@ -85,6 +85,10 @@ SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Is
     }
   }
   std::vector<SolverStats> stats(static_cast<std::size_t>(ni));
+  // the whole problem's response from the islands' (ContactSolution::response), where every
+  // island's solver kept one; bodies in no island get none (zero)
+  solution.response.assign(std::size_t(problem.num_bodies()), Vec6::Zero());
+  std::vector<std::uint8_t> kept_response(static_cast<std::size_t>(ni), 1);
   // An island with at least half of the contacts keeps all threads for its own solve. With
   // graph colouring (sweep_team.h) it runs in the calling thread after the others, so that its
   // helpers find the workers free: inside the parallel loop a worker that took it could find no
@@ -121,17 +125,29 @@ SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Is
     }
     SolverOptions o = opt;
     if (isl != large) o.threads = 1;
+    part.response.clear();  // a kept part may hold an earlier call's
     stats[i] = solve(sub, o, part);
     // islands own disjoint contacts: the scatter writes never collide
     for (std::size_t k = 0; k < part.lambda.size(); ++k)
       solution.lambda[std::size_t(islands.contacts[std::size_t(first) + k])] = part.lambda[k];
     if (joints) for_joint_rows([&](std::size_t l, std::size_t g) { solution.joint_lambda[g] = part.joint_lambda[l]; });
+    // the responses of the island's own bodies (the fixed ones it lists are shared with other
+    // islands, and move with no impulse: their entries stay zero)
+    if (part.response.size() == std::size_t(sub.num_bodies())) {
+      for (int e = islands.body_start[i]; e < islands.body_start[i + 1]; ++e) {
+        const auto body = std::size_t(islands.bodies[std::size_t(e)]);
+        if (islands.body_island[body] == isl) solution.response[body] = part.response[std::size_t(e - islands.body_start[i])];
+      }
+    } else {
+      kept_response[i] = 0;
+    }
   };
   tbb::parallel_for(0, ni, [&](int isl) {
     if (!large_last || isl != large) solve_island(isl);
   });
   if (large_last) solve_island(large);
 
+  if (std::find(kept_response.begin(), kept_response.end(), 0) != kept_response.end()) solution.response.clear();
   SolverStats all;
   std::size_t longest = 0;
   for (const SolverStats& s : stats) {

@@ -166,6 +166,10 @@ void sweep_contact(Op& op, std::vector<Vec4>& lambda, int k, const std::vector<R
       // of each: the rows of a contact are the sweep's longest chain (issue 12, sixteenth
       // session). Rows unrolled with compile-time indices keep the steps in registers.
       double d[4] = {0.0, 0.0, 0.0, 0.0};
+      // the contact's largest step and impulse, kept in registers and merged into s once: s lives
+      // in memory, and a maximum per row through it chained every row of the sweep to the last
+      // through a store and a load (the same maxima, exact in any order)
+      double max_delta = 0.0, max_lambda = 0.0;
       const auto row = [&](auto index) {
         constexpr int r = decltype(index)::value;
         if constexpr (r >= First && r <= Last) {
@@ -179,14 +183,16 @@ void sweep_contact(Op& op, std::vector<Vec4>& lambda, int k, const std::vector<R
           else x = std::clamp(x, -mu[r - 1] * l[0], mu[r - 1] * l[0]);
           d[r] = x - l[r];
           l[r] = x;
-          s.max_delta = std::isfinite(d[r]) ? std::max(s.max_delta, std::abs(d[r])) : std::numeric_limits<double>::infinity();
-          s.max_lambda = std::max(s.max_lambda, std::abs(x));
+          max_delta = std::isfinite(d[r]) ? std::max(max_delta, std::abs(d[r])) : std::numeric_limits<double>::infinity();
+          max_lambda = std::max(max_lambda, std::abs(x));
         }
       };
       row(std::integral_constant<int, 0>{});
       row(std::integral_constant<int, 1>{});
       row(std::integral_constant<int, 2>{});
       row(std::integral_constant<int, 3>{});
+      s.max_delta = std::max(s.max_delta, max_delta);
+      s.max_lambda = std::max(s.max_lambda, max_lambda);
       if (d[0] != 0.0 || d[1] != 0.0 || d[2] != 0.0 || d[3] != 0.0) op.applied(k, Vec4(d[0], d[1], d[2], d[3]));
       return;
     }
@@ -572,8 +578,8 @@ SolverStats frictionless_pgs(const ContactProblem& p, const SolverOptions& opt, 
     lambda[i] = Vec4(std::max(0.0, lambda[i][0]), 0.0, 0.0, 0.0);  // project_onto_box with mu = 0
     l[i] = lambda[i][0];
   }
-  std::vector<Vec6> w;
-  p.body_impulse_response(lambda, w);  // the operator's reset
+  std::vector<Vec6>& w = sol.response;
+  p.body_impulse_response(lambda, w);  // the operator's reset; the sweeps keep it current
   SolverStats stats = normal_sweeps(packed, nullptr, nc, opt, l, w);
   for (int k = 0; k < nc; ++k) lambda[std::size_t(k)][0] = l[std::size_t(k)];
   stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -583,12 +589,13 @@ SolverStats frictionless_pgs(const ContactProblem& p, const SolverOptions& opt, 
 }  // namespace
 
 SolverStats solve_normal_pgs(const NormalProblem& p, const Islands* islands, const SolverOptions& opt,
-                             std::vector<double>& lambda) {
+                             std::vector<double>& lambda, std::vector<Vec6>* response) {
   const auto t0 = std::chrono::steady_clock::now();
   const int nc = p.num_contacts();
   if (!opt.warm_start || int(lambda.size()) != nc) lambda.assign(std::size_t(nc), 0.0);
   for (double& x : lambda) x = std::max(0.0, x);  // project_onto_box with mu = 0
-  std::vector<Vec6> w;
+  std::vector<Vec6> own;
+  std::vector<Vec6>& w = response ? *response : own;
   p.body_impulse_response(lambda, w);
   int ni = 0, largest = 0;
   if (islands) {
@@ -635,15 +642,19 @@ SolverStats solve_pgs(const ContactProblem& p, const SolverOptions& opt, Contact
     detail::ThreadScratch<ContactColoring> coloring;  // kept per thread (thread_scratch.h)
     color_contacts(p, *coloring);
     SolverStats stats = pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point, &*coloring, &team);
+    op.copy_response(sol.response);
     stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();  // with the colouring
     return stats;
   }
-  return pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point);
+  const SolverStats stats = pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point);
+  op.copy_response(sol.response);  // current: pgs reset it after any final projection
+  return stats;
 }
 
 // FCLib problems carry no contact positions: "cp" runs the default order here.
 SolverStats solve_pgs_assembled(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   AssembledOperator op(p);
+  sol.response.clear();  // an assembled problem has no bodies
   return pgs(op, opt, sol.lambda, sol.joint_lambda, nullptr);
 }
 

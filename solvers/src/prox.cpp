@@ -478,21 +478,28 @@ SolverStats solve_prox_gs(const ContactProblem& p, const SolverOptions& opt, Con
     detail::ThreadScratch<ContactColoring> coloring;  // kept per thread (thread_scratch.h)
     color_contacts(p, *coloring);
     SolverStats stats = prox(op, opt, sol.lambda, sol.joint_lambda, true, &*coloring, &team);
+    op.copy_response(sol.response);
     stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();  // with the colouring
     return stats;
   }
-  return prox(op, opt, sol.lambda, sol.joint_lambda, true);
+  const SolverStats stats = prox(op, opt, sol.lambda, sol.joint_lambda, true);
+  op.copy_response(sol.response);  // current on exit (prox's last comment)
+  return stats;
 }
 SolverStats solve_prox_gs_assembled(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   AssembledOperator op(p);
+  sol.response.clear();  // an assembled problem has no bodies
   return prox(op, opt, sol.lambda, sol.joint_lambda, true);
 }
 SolverStats solve_prox_jacobi(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   MatrixFreeOperator op(p, &sol.joint_lambda);
-  return prox(op, opt, sol.lambda, sol.joint_lambda, false);
+  const SolverStats stats = prox(op, opt, sol.lambda, sol.joint_lambda, false);
+  op.copy_response(sol.response);
+  return stats;
 }
 SolverStats solve_prox_jacobi_assembled(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   AssembledOperator op(p);
+  sol.response.clear();
   return prox(op, opt, sol.lambda, sol.joint_lambda, false);
 }
 

@@ -2,6 +2,7 @@
 // (solvers/islands.h). Oracle: the components are written out by hand.
 #include <coulomb/contact_assembly.h>
 #include <coulomb/contact_coloring.h>
+#include <coulomb/contact_operator.h>
 #include <coulomb/island_solve.h>
 #include <coulomb/rigid_bodies.h>
 #include <coulomb/solver.h>
@@ -386,4 +387,59 @@ TEST(ContactProblem, LargeProblemsApplyTheAngularResponseFromTheInertias) {
       }
     }
   }
+}
+
+// ContactSolution::response: the solvers that sweep a matrix-free operator (pgs, prox-gs,
+// prox-jacobi) return w = M^-1 J^T lambda as their sweeps kept it, which the World integrates
+// with (seed 000 eq. 42b) instead of forming the product again. It is the product of the
+// impulses returned up to rounding, zero for the fixed ground, whole or split into islands, and
+// the same bits on 1 and 2 threads; a split whose islands' solver keeps none returns none.
+TEST(ContactSolution, TheSolversResponseIsTheProductOfTheImpulsesReturned) {
+  const auto check = [](const ContactProblem& p, const ContactSolution& sol) {
+    ASSERT_EQ(sol.response.size(), std::size_t(p.num_bodies()));
+    std::vector<Vec6> w;
+    p.body_impulse_response(sol.lambda, sol.joint_lambda, w);
+    EXPECT_EQ(sol.response[0], Vec6::Zero());  // the ground
+    double largest = 0.0;
+    for (const Vec6& x : w) largest = std::max(largest, x.cwiseAbs().maxCoeff());
+    EXPECT_GT(largest, 0.1);  // the stacks are pushed: not a trivial zero response
+    for (std::size_t i = 0; i < w.size(); ++i)
+      EXPECT_LT((sol.response[i] - w[i]).cwiseAbs().maxCoeff(), 1e-12 * largest) << "body " << i;
+  };
+  for (const char* name : {"pgs", "prox-gs", "prox-jacobi"})
+    for (const bool coloring : {false, true}) {
+      if (coloring && std::string(name) == "prox-jacobi") continue;  // colouring is for the Gauss-Seidel sweeps
+      SCOPED_TRACE(std::string(name) + (coloring ? " coloured" : ""));
+      SolverOptions opt;
+      opt.max_iterations = 7;  // stopped early: the response must follow the impulses, not the solution
+      opt.graph_coloring = coloring;
+      const SolveFn solve = find_solver(name)->solve;
+      const ContactProblem whole = ball_stacks({30, 1}), split = ball_stacks({6, 2, 1, 3});
+      const Islands one = islands_of(whole), parts = islands_of(split);
+      const ContactSolution a = solve_with(solve, whole, opt, nullptr), b = solve_with(solve, split, opt, &parts);
+      check(whole, a);
+      check(split, b);
+      if (coloring) {
+        opt.threads = 2;
+        tbb::task_arena two(2);
+        two.execute([&] {
+          EXPECT_EQ(solve_with(solve, whole, opt, &one).response, a.response);
+          EXPECT_EQ(solve_with(solve, split, opt, &parts).response, b.response);
+        });
+      }
+    }
+  // a solver that keeps no response: the split returns none, and the World forms the product
+  const SolveFn without = [](const ContactProblem& p, const SolverOptions& o, ContactSolution& s) {
+    const SolverStats stats = find_solver("pgs")->solve(p, o, s);
+    s.response.clear();
+    return stats;
+  };
+  const ContactProblem split = ball_stacks({6, 2, 1, 3});
+  const Islands parts = islands_of(split);
+  EXPECT_TRUE(solve_with(without, split, SolverOptions{}, &parts).response.empty());
+  // an assembled problem has no bodies
+  ContactSolution assembled;
+  assembled.response.assign(3, Vec6::Ones());
+  find_solver("pgs")->solve_assembled(assembled_problem(split), SolverOptions{}, assembled);
+  EXPECT_TRUE(assembled.response.empty());
 }

@@ -259,6 +259,13 @@ struct NormalProblem {
 struct ContactSolution {
   std::vector<Vec4> lambda;
   std::vector<double> joint_lambda;
+  // w = M^-1 J^T [lambda; joint_lambda] per body (nb), as a matrix-free Gauss-Seidel or Jacobi
+  // solver kept it while it swept (seed 000 eq. 26: pgs, prox-gs, prox-jacobi), or empty where
+  // the solver kept none. The World integrates with it (eq. 42b) instead of forming the product
+  // again: at 16,000 boxes that product streamed every contact's rows once more (issue 12, the
+  // integration stage's exponent). The same sums as the solver's velocities saw, rounded in the
+  // order the sweeps added them; a caller that reuses a solution clears it before each solve.
+  std::vector<Vec6> response;
 };
 
 // What every solver reports per step (DESIGN.md: comparisons between solvers are the point).

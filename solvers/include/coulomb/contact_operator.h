@@ -65,6 +65,11 @@ class MatrixFreeOperator {
     for (BodyVelocity& b : w_) b.v.setZero();
   }
   int joint_rows() const { return joint_lambda_ ? p_.joints.rows() : 0; }
+  // w as the sweeps left it (ContactSolution::response): current after every solver's exit
+  void copy_response(std::vector<Vec6>& out) const {
+    out.resize(w_.size());
+    for (std::size_t i = 0; i < w_.size(); ++i) out[i] = w_[i].v;
+  }
   // The joint rows' impulse scale: max_r |lambda_r| and |b_r| / A_rr (PROX's divergence test
   // compares its first sweep with a multiple of it)
   double joint_scale() const {

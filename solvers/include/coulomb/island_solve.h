@@ -51,7 +51,9 @@ SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Is
 // otherwise), so that no two islands write one body. A problem whose largest island holds at
 // least 15/16 of the contacts, or no `islands`, is swept whole. The same bits on any thread count.
 // Stats as solve_islands' (iterations the largest, residual the largest Theta, no merit: NaN).
+// `response`, when given, receives M^-1 J_n^T lambda per body as the sweeps kept it (what
+// NormalProblem::body_impulse_response forms again, rounded in the sweeps' order).
 SolverStats solve_normal_pgs(const NormalProblem& p, const Islands* islands, const SolverOptions& opt,
-                             std::vector<double>& lambda);
+                             std::vector<double>& lambda, std::vector<Vec6>* response = nullptr);
 
 }  // namespace coulomb
