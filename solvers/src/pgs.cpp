@@ -636,17 +636,17 @@ SolverStats solve_pgs(const ContactProblem& p, const SolverOptions& opt, Contact
     throw std::invalid_argument("pgs ordering \"cp\": ContactProblem::point must hold one position per contact");
   if (frictionless(p, opt)) return frictionless_pgs(p, opt, sol);
   MatrixFreeOperator op(p, &sol.joint_lambda);
+  SolverStats stats;
   if (opt.graph_coloring && opt.pgs.ordering == PgsOrdering::Default) {
     const auto t0 = std::chrono::steady_clock::now();
     detail::SweepTeam team(opt.threads);
     detail::ThreadScratch<ContactColoring> coloring;  // kept per thread (thread_scratch.h)
     color_contacts(p, *coloring);
-    SolverStats stats = pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point, &*coloring, &team);
-    op.copy_response(sol.response);
+    stats = pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point, &*coloring, &team);
     stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();  // with the colouring
-    return stats;
+  } else {
+    stats = pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point);
   }
-  const SolverStats stats = pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point);
   op.copy_response(sol.response);  // current: pgs reset it after any final projection
   return stats;
 }

@@ -472,17 +472,17 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
 
 SolverStats solve_prox_gs(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   MatrixFreeOperator op(p, &sol.joint_lambda);
+  SolverStats stats;
   if (opt.graph_coloring) {
     const auto t0 = std::chrono::steady_clock::now();
     detail::SweepTeam team(opt.threads);
     detail::ThreadScratch<ContactColoring> coloring;  // kept per thread (thread_scratch.h)
     color_contacts(p, *coloring);
-    SolverStats stats = prox(op, opt, sol.lambda, sol.joint_lambda, true, &*coloring, &team);
-    op.copy_response(sol.response);
+    stats = prox(op, opt, sol.lambda, sol.joint_lambda, true, &*coloring, &team);
     stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();  // with the colouring
-    return stats;
+  } else {
+    stats = prox(op, opt, sol.lambda, sol.joint_lambda, true);
   }
-  const SolverStats stats = prox(op, opt, sol.lambda, sol.joint_lambda, true);
   op.copy_response(sol.response);  // current on exit (prox's last comment)
   return stats;
 }
