@@ -37,7 +37,8 @@ nlohmann::json stats_json(const StepStats& s) {
           {"detect_ms", s.detect_ms},
           {"assemble_ms", s.assemble_ms},
           {"solve_ms", s.solver.time_ms},
-          {"integrate_ms", s.integrate_ms}};
+          {"integrate_ms", s.integrate_ms},
+          {"stabilize_ms", s.stabilize_ms}};
 }
 
 nlohmann::json final_state_json(const World& world) {

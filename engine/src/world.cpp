@@ -591,7 +591,11 @@ StepResult World::run_stages() {
   stats_.integrate_ms += ms_since(t0);
 
   // 6 stabilise: project the new positions out of penetration (seed 000 section 4.4)
-  if (scene_.stabilization == StabilizationType::Post) stabilize();
+  if (scene_.stabilization == StabilizationType::Post) {
+    t0 = Clock::now();
+    stabilize();
+    stats_.stabilize_ms = ms_since(t0);
+  }
   fall_asleep();  // islands at rest for the scene's sleep time (world_sleep.cpp)
 
   // 7 record

@@ -9,7 +9,7 @@ import pytest
 import coulomb
 from conftest import read_run, run_cli
 
-TIMINGS = {"wall_ms", "detect_ms", "assemble_ms", "solve_ms", "integrate_ms"}  # measured, not computed
+TIMINGS = {"wall_ms", "detect_ms", "assemble_ms", "solve_ms", "integrate_ms", "stabilize_ms"}  # measured, not computed
 
 
 def same_stats(columns, rows):

@@ -17,7 +17,7 @@ namespace {
 struct Summary {
   double ms = 0.0, mean_ms = 0.0, cpu_ms = 0.0, contacts = 0.0, merit = 0.0, solver_iterations = 0.0;
   int contacts_max = 0;
-  std::array<double, 5> stage_ms{};  // medians, one stage at a time (so they need not add up to ms)
+  std::array<double, kStages> stage_ms{};  // medians, one stage at a time (so they need not add up to ms)
 };
 
 Summary summarize(const RunResult& r) {
@@ -118,13 +118,15 @@ void print_table(const ReportHeader& h, const std::vector<RunResult>& runs) {
     }
   }
 
-  std::printf("\nCoulomb step stages (median ms over the steps; rest = the step minus the four)\n");
-  std::printf("%-14s %9s %9s %9s %9s %9s %9s\n", "config", "step", "detect", "assemble", "solve", "integrate", "rest");
+  std::printf("\nCoulomb step stages (median ms over the steps; rest = the step minus the five)\n");
+  std::printf("%-14s %9s %9s %9s %9s %9s %9s %9s\n", "config", "step", "detect", "assemble", "solve", "integrate",
+              "stabilize", "rest");
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const RunResult& r = runs[i];
     if (r.engine != "coulomb") continue;
-    std::printf("%-14s %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n", config(r).c_str(), sums[i].ms, sums[i].stage_ms[0],
-                sums[i].stage_ms[1], sums[i].stage_ms[2], sums[i].stage_ms[3], sums[i].stage_ms[4]);
+    std::printf("%-14s %9.3f", config(r).c_str(), sums[i].ms);
+    for (const double t : sums[i].stage_ms) std::printf(" %9.3f", t);
+    std::printf("\n");
   }
 
   std::printf("\nSweep cost (per contact visit of a sweep; copy bandwidth %.1f GB/s, measured in this run)\n",

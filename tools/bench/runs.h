@@ -12,6 +12,8 @@
 
 namespace bench {
 
+inline constexpr std::size_t kStages = 6;  // RunResult::stage_ms, kStageNames
+
 struct RunResult {
   std::string engine;      // "coulomb" | "bullet"
   std::string solver;      // Coulomb solver name, or Bullet's "sequential-impulse"
@@ -29,8 +31,9 @@ struct RunResult {
   std::vector<double> merit;     // merit of each measured step that had contacts
   std::vector<int> solver_iterations;  // (measured steps) Coulomb only
   // (measured steps) Coulomb only: World's stage times (StepStats, as in stats.jsonl) detect,
-  // assemble, solve, integrate, and the rest of the step (islands, stabilisation, record) (unit: ms)
-  std::vector<std::array<double, 5>> stage_ms;
+  // assemble, solve, integrate, stabilize (post-stabilisation), and the rest of the step
+  // (prediction's bookkeeping, islands, warm start, sleep, record) (unit: ms)
+  std::vector<std::array<double, kStages>> stage_ms;
   double max_penetration = 0.0;  // over the run (unit: m)
   double max_drift = 0.0;        // largest distance of a moving body's centre of mass from its start (unit: m)
   std::string merit_note;        // "n/a: ..." when no merit could be computed
@@ -41,14 +44,11 @@ struct RunResult {
   // and (Bullet only; NaN for Coulomb, whose SolverStats::time_ms is wall time) in the whole
   // solve call, and the contact visits of its sweeps (contacts x sweeps)
   double sweep_ms = 0.0, solve_ms = NAN, contact_sweeps = 0.0;
-  // Coulomb only, per step (unit: ms): the World's stage times (StepStats); the rest of the step
-  // (prediction, islands, warm start, post-stabilisation) is ms minus their sum
-  std::vector<double> detect_ms, assemble_ms, solver_ms, integrate_ms;
 };
 
 double median(std::vector<double> v);  // NaN for an empty vector
 
-inline constexpr const char* kStageNames[5] = {"detect", "assemble", "solve", "integrate", "other"};
+inline constexpr const char* kStageNames[kStages] = {"detect", "assemble", "solve", "integrate", "stabilize", "other"};
 
 // `scene.solver` picks Coulomb's solver; `scene.steps` the number of steps. The first
 // `window_from` steps run untimed (a pile that has not landed yet), and no merit is computed there.

@@ -53,6 +53,7 @@ struct StepStats {
   double joint_error_linear = 0.0, joint_error_angular = 0.0;
   double wall_ms = 0.0;          // whole step
   double detect_ms = 0.0, assemble_ms = 0.0, integrate_ms = 0.0;
+  double stabilize_ms = 0.0;     // stage 6, post-stabilisation (0 without it)
 };
 
 // Outcome of a step. A step never throws:
