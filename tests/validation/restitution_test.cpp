@@ -37,7 +37,9 @@ double first_rebound_height(double e, double H, const std::string& integrator, d
       if (b.velocity.z() < 0.0 && !rest) break;  // past the apex
     }
   }
-  if (e > 0.0) EXPECT_TRUE(bounced);
+  if (e > 0.0) {
+    EXPECT_TRUE(bounced);
+  }
   if (rest) *rest = w.body(ball).position.z() - r;
   return top;
 }
