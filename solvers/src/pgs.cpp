@@ -592,15 +592,17 @@ SolverStats solve_normal_pgs(const NormalProblem& p, const Islands* islands, con
                              std::vector<double>& lambda, std::vector<Vec6>* response) {
   const auto t0 = std::chrono::steady_clock::now();
   const int nc = p.num_contacts();
-  const bool cold = !opt.warm_start || int(lambda.size()) != nc;
-  if (cold) lambda.assign(std::size_t(nc), 0.0);
-  for (double& x : lambda) x = std::max(0.0, x);  // project_onto_box with mu = 0
   std::vector<Vec6> own;
   std::vector<Vec6>& w = response ? *response : own;
-  // from zero impulses w = 0 without a pass over the rows (post-stabilisation starts cold every
-  // step: at 16,000 boxes that pass read 15 MB of rows to add zeros)
-  if (cold) w.assign(std::size_t(p.num_bodies), Vec6::Zero());
-  else p.body_impulse_response(lambda, w);
+  if (!opt.warm_start || int(lambda.size()) != nc) {
+    // from zero impulses w = 0 without a pass over the rows (post-stabilisation starts cold every
+    // step: at 16,000 boxes that pass read 15 MB of rows to add zeros)
+    lambda.assign(std::size_t(nc), 0.0);
+    w.assign(std::size_t(p.num_bodies), Vec6::Zero());
+  } else {
+    for (double& x : lambda) x = std::max(0.0, x);  // project_onto_box with mu = 0
+    p.body_impulse_response(lambda, w);
+  }
   int ni = 0, largest = 0;
   if (islands) {
     if (islands->contact_island.size() != std::size_t(nc) || islands->body_island.size() != std::size_t(p.num_bodies))

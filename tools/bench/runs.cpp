@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <numeric>
 #include <limits>
 #include <utility>
 
@@ -124,9 +125,9 @@ RunResult run_coulomb(const coulomb::SceneDef& scene_in, int threads, int window
     r.cpu_ms.push_back(c1 - c0);
     r.contacts.push_back(st.contacts);
     r.solver_iterations.push_back(st.solver.iterations);
-    const double staged = st.detect_ms + st.assemble_ms + st.solver.time_ms + st.integrate_ms + st.stabilize_ms;
-    r.stage_ms.push_back(
-        {st.detect_ms, st.assemble_ms, st.solver.time_ms, st.integrate_ms, st.stabilize_ms, st.wall_ms - staged});
+    std::array<double, kStages> stages{st.detect_ms, st.assemble_ms, st.solver.time_ms, st.integrate_ms, st.stabilize_ms};
+    stages.back() = st.wall_ms - std::accumulate(stages.begin(), stages.end() - 1, 0.0);  // the rest of the step
+    r.stage_ms.push_back(stages);
     r.sweep_ms += st.solver.sweep_ms;
     r.contact_sweeps += st.solver.contact_sweeps;
     if (st.contacts > 0) {
