@@ -8,6 +8,7 @@
 #include <coulomb/island_solve.h>
 #include <coulomb/element_constraint.h>
 #include <coulomb/mass_properties.h>
+#include <coulomb/memory.h>
 #include <coulomb/world.h>
 #include <coulomb/assert.h>
 
@@ -600,8 +601,28 @@ StepResult World::run_stages() {
 
   // 7 record
   record_stats();
+  advise_huge_pages();
   stats_.wall_ms = ms_since(t_step);
   return check_state();
+}
+
+// The arrays the next step streams again, where they are large (base/memory.h: 2 MiB pages,
+// asked for once a step; a few microseconds each once in place, nothing below 4 MiB)
+void World::advise_huge_pages() const {
+  using coulomb::advise_huge_pages;
+  advise_huge_pages(contacts_);
+  advise_huge_pages(gap_contacts_);
+  advise_huge_pages(cache_);
+  advise_huge_pages(coeffs_);
+  advise_huge_pages(problem_.rows);
+  advise_huge_pages(problem_.b);
+  advise_huge_pages(problem_.mu);
+  advise_huge_pages(problem_.point);
+  advise_huge_pages(problem_.A_diag);
+  advise_huge_pages(problem_.angular);
+  advise_huge_pages(solution_.lambda);
+  advise_huge_pages(gap_problem_.rows);
+  advise_huge_pages(step_pairs_);
 }
 
 void World::record_stats() {

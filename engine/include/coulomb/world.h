@@ -189,7 +189,8 @@ class World {
   void remember_impulses();
   void assemble_joints();
   void drop_jointed_contacts(std::vector<Contact>& contacts) const;
-  void renumber_bodies(const std::vector<int>& order);  // the scene's bodies, before the model is built
+  void renumber_bodies(const std::vector<int>& order);
+  void advise_huge_pages() const;  // the large arrays a step streams on 2 MiB pages (base/memory.h)  // the scene's bodies, before the model is built
   // rigid CCD (`collision.ccd`, world_ccd.cpp): remember the body poses before a position update,
   // then move each fast body back to just before its first impact during that update
   void ccd_begin();
