@@ -43,19 +43,20 @@ std::vector<int> spatial_body_order(const SceneDef& scene) {
     hi = hi.cwiseMax(scene.bodies[i].position);
   }
   if (moving.size() < kSpatialNumberingBodies) return order;
+  int axis = 0;  // the longest extent of the starting positions
+  (hi - lo).maxCoeff(&axis);
+  const int u = (axis + 1) % 3, v = (axis + 2) % 3;
   const double size = (hi - lo).maxCoeff();
   const double scale = size > 0.0 && std::isfinite(size) ? 1023.0 / size : 0.0;  // the loader checked the positions
-  std::vector<std::uint32_t> key(nb, 0);
+  std::vector<std::uint64_t> key(nb, 0);
   for (const int i : moving) {
     const Vec3 q = (scene.bodies[std::size_t(i)].position - lo) * scale;  // in [0, 1023]
-    key[std::size_t(i)] = spread_bits(std::uint32_t(q.x())) | spread_bits(std::uint32_t(q.y())) << 1 |
-                          spread_bits(std::uint32_t(q.z())) << 2;
+    key[std::size_t(i)] = std::uint64_t(q[axis]) << 32 | spread_bits(std::uint32_t(q[u])) | spread_bits(std::uint32_t(q[v])) << 1;
   }
   std::stable_sort(moving.begin(), moving.end(), [&](int a, int b) { return key[std::size_t(a)] < key[std::size_t(b)]; });
-  order.clear();
+  order = moving;
   for (std::size_t i = 0; i < nb; ++i)
     if (scene.bodies[i].fixed) order.push_back(int(i));
-  order.insert(order.end(), moving.begin(), moving.end());
   return order;
 }
 

@@ -55,6 +55,8 @@
 // row-restricted velocity() / applied() calls in contact_operator.h.
 #include "pgs_orderings.h"
 
+#include "banded_sweeps.h"
+
 #include "cpu_clock.h"
 
 #include <coulomb/contact_coloring.h>
@@ -495,45 +497,35 @@ bool frictionless(const ContactProblem& p, const SolverOptions& opt) {
   return true;
 }
 
-// PGS sweeps over the contacts list[0..n) of p (all of them, in order, when list is null) from
-// the impulses l and their response w, to pgs's stopping test; then Theta over them (seed 001
-// eq. 22-23) and whether a row is unresolved (final_terms). Writes l and w only at those
-// contacts and their bodies with inverse mass.
-SolverStats normal_sweeps(const NormalProblem& p, const int* list, int n, const SolverOptions& opt, std::vector<double>& l,
-                          std::vector<Vec6>& w) {
-  SolverStats stats;
-  const auto contact = [&](int e) { return std::size_t(list ? list[e] : e); };
-  const auto velocity = [&](const NormalRow& r) { return r.velocity(w[std::size_t(r.body_a)], w[std::size_t(r.body_b)]); };
-  stats.converged = n == 0;
-  const double loop_start = detail::process_cpu_ms();
-  for (int it = 0; it < opt.max_iterations && n > 0; ++it) {
-    double max_delta = 0.0, max_lambda = 0.0;
-    for (int e = 0; e < n; ++e) {
-      const std::size_t k = contact(e);
-      const NormalRow& r = p.rows[k];
-      if (!(r.a_nn > 0.0)) continue;  // a row no body can respond to
-      double& x_ref = l[k];
-      const double x = std::max(0.0, x_ref - velocity(r) * (opt.pgs.sor / r.a_nn));
-      const double d = x - x_ref;
-      x_ref = x;
-      max_delta = std::isfinite(d) ? std::max(max_delta, std::abs(d)) : std::numeric_limits<double>::infinity();
-      max_lambda = std::max(max_lambda, std::abs(x));
-      if (d != 0.0) r.add_responses(d, w[std::size_t(r.body_a)], w[std::size_t(r.body_b)]);
-    }
-    stats.iterations = it + 1;
-    if (max_delta <= opt.abs_tol || max_delta <= opt.rel_tol * max_lambda) {
-      stats.converged = true;
-      break;
-    }
-  }
-  stats.sweep_ms = detail::process_cpu_ms() - loop_start;
-  stats.contact_sweeps = double(n) * stats.iterations;
+// One contact's update in a sweep over normal rows: the projected step (pgs's arithmetic for row
+// 0), its response added to both bodies, and the sweep's stopping-test maxima.
+COULOMB_HOT_INLINE void normal_update(const NormalRow& r, double& x_ref, std::vector<Vec6>& w, double sor,
+                                      double& max_delta, double& max_lambda) {
+  if (!(r.a_nn > 0.0)) return;  // a row no body can respond to
+  Vec6& wa = w[std::size_t(r.body_a)];
+  Vec6& wb = w[std::size_t(r.body_b)];
+  const double x = std::max(0.0, x_ref - r.velocity(wa, wb) * (sor / r.a_nn));
+  const double d = x - x_ref;
+  x_ref = x;
+  max_delta = std::isfinite(d) ? std::max(max_delta, std::abs(d)) : std::numeric_limits<double>::infinity();
+  max_lambda = std::max(max_lambda, std::abs(x));
+  if (d != 0.0) r.add_responses(d, wa, wb);
+}
+
+bool sweep_met_tolerance(double max_delta, double max_lambda, const SolverOptions& opt) {
+  return max_delta <= opt.abs_tol || max_delta <= opt.rel_tol * max_lambda;
+}
+
+// Theta over the contacts list[0..n) of p (all of them, in order, when list is null; seed 001
+// eq. 22-23) into stats.residual, and `converged` false where a row is unresolved or not finite.
+void normal_final_terms(const NormalProblem& p, const int* list, int n, const SolverOptions& opt, const std::vector<double>& l,
+                        const std::vector<Vec6>& w, SolverStats& stats) {
   double theta = 0.0;
   bool unresolved = false;
   for (int e = 0; e < n; ++e) {
-    const std::size_t k = contact(e);
+    const std::size_t k = list ? std::size_t(list[e]) : std::size_t(e);
     const NormalRow& r = p.rows[k];
-    const double v = velocity(r);
+    const double v = r.velocity(w[std::size_t(r.body_a)], w[std::size_t(r.body_b)]);
     const double h = row_residual(Vec4(l[k], 0.0, 0.0, 0.0), Vec4(v, 0.0, 0.0, 0.0), Vec3::Zero(), 0);
     if (r.a_nn > 0.0) theta += h * h;
     else unresolved = unresolved || std::abs(h) > opt.abs_tol;
@@ -542,6 +534,32 @@ SolverStats normal_sweeps(const NormalProblem& p, const int* list, int n, const 
   stats.residual = 0.5 * theta;
   stats.merit = std::numeric_limits<double>::quiet_NaN();
   if (!std::isfinite(stats.residual) || unresolved) stats.converged = false;
+}
+
+// PGS sweeps over the contacts list[0..n) of p (all of them, in order, when list is null) from
+// the impulses l and their response w, to pgs's stopping test; then Theta over them (seed 001
+// eq. 22-23) and whether a row is unresolved (final_terms). Writes l and w only at those
+// contacts and their bodies with inverse mass.
+SolverStats normal_sweeps(const NormalProblem& p, const int* list, int n, const SolverOptions& opt, std::vector<double>& l,
+                          std::vector<Vec6>& w) {
+  SolverStats stats;
+  stats.converged = n == 0;
+  const double loop_start = detail::process_cpu_ms();
+  for (int it = 0; it < opt.max_iterations && n > 0; ++it) {
+    double max_delta = 0.0, max_lambda = 0.0;
+    for (int e = 0; e < n; ++e) {
+      const std::size_t k = list ? std::size_t(list[e]) : std::size_t(e);
+      normal_update(p.rows[k], l[k], w, opt.pgs.sor, max_delta, max_lambda);
+    }
+    stats.iterations = it + 1;
+    if (sweep_met_tolerance(max_delta, max_lambda, opt)) {
+      stats.converged = true;
+      break;
+    }
+  }
+  stats.sweep_ms = detail::process_cpu_ms() - loop_start;
+  stats.contact_sweeps = double(n) * stats.iterations;
+  normal_final_terms(p, list, n, opt, l, w, stats);
   return stats;
 }
 
@@ -588,6 +606,77 @@ SolverStats frictionless_pgs(const ContactProblem& p, const SolverOptions& opt, 
 
 }  // namespace
 
+namespace detail {
+
+// solve_normal_pgs's sweeps over a whole problem too large for the caches, in windows that stay
+// in them (banded_sweeps.h): wavefront_sweeps's order of the updates gives the results of plain
+// sweeps, bit for bit. The stopping test is pgs's, after each sweep; the sweeps run in groups, a
+// wavefront each, as many sweeps a group as keep its window within `window` contacts, and
+// where the test stopped a sweep before its group's last, the impulses and responses go back to
+// where the group started and plain sweeps run to that sweep (at most once a solve). Theta and
+// the rest are normal_sweeps's.
+SolverStats banded_normal_sweeps(const NormalProblem& p, const std::vector<int>* body_island, const SolverOptions& opt,
+                                 std::vector<double>& lambda, std::vector<Vec6>& w, int tile, int window) {
+  SolverStats stats;
+  const int nc = p.num_contacts();
+  stats.converged = nc == 0;
+  const double loop_start = detail::process_cpu_ms();
+  // the sides a sweep writes: from the islands (a body outside every island does not move) and
+  // the body ids kept beside the rows where they are given, which saves reading every row
+  std::vector<int> a(static_cast<std::size_t>(nc)), b(static_cast<std::size_t>(nc));
+  const bool ids = body_island && body_island->size() == std::size_t(p.num_bodies) && p.body_a.size() == std::size_t(nc) &&
+                   p.body_b.size() == std::size_t(nc);
+  for (std::size_t k = 0; k < std::size_t(nc); ++k) {
+    if (ids) {
+      a[k] = (*body_island)[std::size_t(p.body_a[k])] >= 0 ? p.body_a[k] : -1;
+      b[k] = (*body_island)[std::size_t(p.body_b[k])] >= 0 ? p.body_b[k] : -1;
+    } else {
+      a[k] = p.rows[k].inv_mass_a > 0.0 ? p.rows[k].body_a : -1;
+      b[k] = p.rows[k].inv_mass_b > 0.0 ? p.rows[k].body_b : -1;
+    }
+  }
+  const std::vector<int> reach = sweep_reach(p.num_bodies, a, b);
+  // sweeps a wavefront: as many as keep its window (a tile and a reach per sweep) within `window`
+  int widest = 0;
+  for (int x = 0; x < nc; ++x) widest = std::max(widest, reach[std::size_t(x)] - x);
+  const int group = std::max(1, 1 + (window - tile) / std::max(widest, 1));
+  std::vector<double> l0;
+  std::vector<Vec6> w0;
+  const auto sweep = [&](int begin, int end, double& md, double& ml) {
+    for (int x = begin; x < end; ++x) normal_update(p.rows[std::size_t(x)], lambda[std::size_t(x)], w, opt.pgs.sor, md, ml);
+  };
+  std::vector<double> max_delta, max_lambda;
+  for (int done = 0; done < opt.max_iterations && nc > 0 && !stats.converged;) {
+    const int g = std::min(group, opt.max_iterations - done);
+    l0 = lambda;  // where plain sweeps would go back to
+    w0 = w;
+    max_delta.assign(std::size_t(g), 0.0);
+    max_lambda.assign(std::size_t(g), 0.0);
+    wavefront_sweeps(reach, g, tile,
+                     [&](int j, int begin, int end) { sweep(begin, end, max_delta[std::size_t(j)], max_lambda[std::size_t(j)]); });
+    int met = -1;  // the first sweep that met the stopping test
+    for (int j = 0; j < g && met < 0; ++j)
+      if (sweep_met_tolerance(max_delta[std::size_t(j)], max_lambda[std::size_t(j)], opt)) met = j;
+    if (met >= 0 && met + 1 < g) {  // plain sweeps stop there: so do these
+      lambda = l0;
+      w = w0;
+      for (int j = 0; j <= met; ++j) {
+        double md = 0.0, ml = 0.0;
+        sweep(0, nc, md, ml);
+      }
+    }
+    done += met >= 0 ? met + 1 : g;
+    stats.iterations = done;
+    stats.converged = met >= 0;
+  }
+  stats.sweep_ms = detail::process_cpu_ms() - loop_start;
+  stats.contact_sweeps = double(nc) * stats.iterations;
+  normal_final_terms(p, nullptr, nc, opt, lambda, w, stats);
+  return stats;
+}
+
+}  // namespace detail
+
 SolverStats solve_normal_pgs(const NormalProblem& p, const Islands* islands, const SolverOptions& opt,
                              std::vector<double>& lambda, std::vector<Vec6>* response) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -616,7 +705,12 @@ SolverStats solve_normal_pgs(const NormalProblem& p, const Islands* islands, con
   }
   SolverStats stats;
   if (ni <= 1 || 16 * std::int64_t(largest) >= 15 * std::int64_t(nc)) {  // as solve_islands
-    stats = normal_sweeps(p, nullptr, nc, opt, lambda, w);
+    // rows beyond the caches: swept in windows that stay in them (banded_sweeps.h)
+    if (std::size_t(nc) * sizeof(NormalRow) >= detail::kBandedSweepBytes)
+      stats = detail::banded_normal_sweeps(p, islands ? &islands->body_island : nullptr, opt, lambda, w,
+                                            detail::kBandedSweepTile, detail::kBandedWindow);
+    else
+      stats = normal_sweeps(p, nullptr, nc, opt, lambda, w);
   } else {
     std::vector<SolverStats> part(static_cast<std::size_t>(ni));
     tbb::parallel_for(0, ni, [&](int i) {

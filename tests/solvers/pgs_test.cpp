@@ -1,4 +1,6 @@
 // PGS (seed 001 section 4) on small problems with known solutions.
+#include "../../solvers/src/banded_sweeps.h"
+
 #include <coulomb/contact_assembly.h>
 #include <coulomb/island_solve.h>
 #include <coulomb/islands.h>
@@ -405,6 +407,63 @@ TEST(Pgs, NormalPgsSolvesTheGapProblemWholeAndByIsland) {
       EXPECT_NEAR((kept_one[std::size_t(b)] - w_packed[std::size_t(b)]).norm(), 0.0, 1e-12) << "body " << b;
     }
   }
+}
+
+// A gap problem too large for the caches is swept in windows (solvers/src/banded_sweeps.h,
+// banded_normal_sweeps): its impulses, responses, iteration count, `converged` and Theta are
+// those of plain sweeps bit for bit, with the contacts in any order (random pairs here: reaches
+// across the whole problem; chains: short ones), a cold or a warm start, one wavefront or many
+// (the window), tiles of 1 to all contacts, the moving bodies from the islands or from the rows,
+// and a stopping test met before the last sweep of a wavefront (which goes back and sweeps plainly).
+TEST(Pgs, WindowedNormalSweepsAreThePlainSweepsBitForBit) {
+  int stopped_inside = 0, wavefronts = 0;
+  for (const bool chains : {false, true}) {
+    const GapScene g = gap_scene(chains ? 200 : 40, chains ? 1500 : 300, 11, chains);
+    NormalProblem packed;
+    assemble_gap_problem(g.model, g.st, g.contacts, nullptr, packed);
+    Islands islands;
+    build_islands(g.model.size(), g.model.fixed, packed.body_a, packed.body_b, islands);
+    const int nc = packed.num_contacts();
+    for (const double tol : {0.0, 1e-1, 1e-2, 1e-3, 1e-5}) {
+      for (const bool warm : {false, true}) {
+        SolverOptions o;
+        o.max_iterations = 25;
+        o.abs_tol = o.rel_tol = tol;
+        o.warm_start = warm;
+        std::vector<double> start(std::size_t(nc), 0.0);
+        if (warm)
+          for (std::size_t k = 0; k < start.size(); ++k) start[k] = 0.01 * double((k * 7919) % 13);  // some zero
+        std::vector<double> plain = start;
+        std::vector<Vec6> w_plain;
+        const SolverStats r = solve_normal_pgs(packed, nullptr, o, plain, &w_plain);  // below the window's size
+        if (tol > 0.0 && r.converged && r.iterations > 1 && r.iterations < o.max_iterations) ++stopped_inside;
+        for (const int tile : {1, 7, 64, nc}) {
+          for (const int window : {1, 100, 1 << 20}) {
+            for (const bool by_island : {false, true}) {
+              std::vector<double> l = start;
+              std::vector<Vec6> w(std::size_t(g.model.size()), Vec6::Zero());
+              if (warm) packed.body_impulse_response(l, w);  // as solve_normal_pgs starts a warm solve
+              const SolverStats s = detail::banded_normal_sweeps(packed, by_island ? &islands.body_island : nullptr, o, l,
+                                                                 w, tile, window);
+              const std::string where = "chains " + std::to_string(chains) + " tol " + std::to_string(tol) + " warm " +
+                                        std::to_string(warm) + " tile " + std::to_string(tile) + " window " +
+                                        std::to_string(window);
+              ASSERT_EQ(l.size(), plain.size());
+              for (std::size_t k = 0; k < l.size(); ++k) ASSERT_EQ(l[k], plain[k]) << where << " contact " << k;
+              ASSERT_EQ(w, w_plain) << where;
+              EXPECT_EQ(s.iterations, r.iterations) << where;
+              EXPECT_EQ(s.converged, r.converged) << where;
+              EXPECT_EQ(s.residual, r.residual) << where;
+              EXPECT_EQ(s.contact_sweeps, r.contact_sweeps) << where;
+              wavefronts += window == 1 << 20 && tile < nc;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(stopped_inside, 0) << "no tolerance stopped the sweeps before their budget";
+  EXPECT_GT(wavefronts, 0);
 }
 
 // Islands share only bodies that do not move; a problem that gives such a body an inverse mass

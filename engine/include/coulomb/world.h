@@ -97,9 +97,15 @@ struct WorldSettings {
 // reading and writing both bodies of each. With ids that do not follow the bodies' places (a
 // random generator, a list in no spatial order) consecutive contacts touch bodies far apart in
 // memory, and each visit misses the cache once the bodies outgrow it. So a scene with at least
-// kSpatialNumberingBodies moving bodies has its bodies numbered in space: the fixed bodies first,
-// in the scene's order, then the moving ones along a Morton curve of their starting positions
-// (1024 cells a side of their bounding box; ties in the scene's order). A smaller scene keeps the
+// kSpatialNumberingBodies moving bodies has its bodies numbered in space: the moving ones along
+// the longest axis of their starting positions' bounding box (1024 slabs) and along a Morton
+// curve across it within a slab (ties in the scene's order), then the fixed bodies, in the
+// scene's order. Fixed bodies last put a body's contacts with the ground beside its contacts with
+// its neighbours in the contact order (sorted by body pair, lower id first), and slabs along one
+// axis keep every body's neighbours within about a slab of it: contacts that share a body lie
+// within a band, which post-stabilisation's windowed sweeps need (solvers/src/banded_sweeps.h;
+// issue 12, twenty-fifth session: a Morton curve with the fixed bodies first put every ground
+// contact ahead of all others). A smaller scene keeps the
 // scene's order: its bodies fit in the cache whatever their order. Returns new id -> index in
 // scene.bodies (the identity for a small scene). The World applies it to its copy of the scene
 // (World::scene() lists the bodies in id order; joints and attachments are renumbered with

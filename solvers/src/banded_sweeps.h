@@ -1,0 +1,74 @@
+// Cache-blocked Gauss-Seidel sweeps that compute what plain sweeps compute, bit for bit (issue
+// 12, twenty-fifth session; sparse tiling of stationary iterative methods, Strout et al. 2004).
+//
+// A sweep updates contact x from, and into, the velocities of its two bodies. Over several sweeps
+// what each update reads is fixed by the order of the updates that share a moving body: in plain
+// sweeps every update of sweep j at position y comes before sweep j + 1's at every x. A schedule
+// keeps every result if it keeps, for each pair of contacts sharing a moving body, (j, x) before
+// (j, y) for x < y and (j, y) before (j + 1, x) for all x, y; updates with no moving body in
+// common commute exactly (a body that does not move is never written). wavefront_sweeps keeps
+// them with frontiers: sweep j + 1 may run up to the first position x whose reach (the last
+// position of any contact sharing a moving body with a contact at or before x) sweep j has not
+// passed. It runs the sweeps tile by tile, a tile of the first sweep and then as far as each later
+// sweep may follow, so a window of contacts is read by every sweep while it is in the caches
+// instead of once per sweep from memory.
+//
+// The window is a tile plus one reach per sweep, so it pays where contacts sharing a body lie close
+// together in the problem's order. The World's contacts are sorted by body pair, and a large
+// scene's bodies are numbered along its longest axis with the fixed ones last (engine/README.md
+// "Body ids"), so a box's contacts with the ground sit beside its contacts with its neighbours and
+// a reach spans about one slab of the pile. Whatever the order, the results are those of plain
+// sweeps; only the window's size depends on it.
+#pragma once
+
+#include <coulomb/contact_problem.h>
+#include <coulomb/solver.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+namespace coulomb::detail {
+
+// For contacts in sweep order, a[x] and b[x] their bodies (-1 for a side that does not move;
+// bodies in [0, num_bodies)): reach[x] = the largest position of a contact that
+// shares a moving body with any contact at or before x (at least x; nondecreasing).
+std::vector<int> sweep_reach(int num_bodies, const std::vector<int>& a, const std::vector<int>& b);
+
+// `sweeps` Gauss-Seidel sweeps over positions [0, reach.size()) in tiles of `tile` positions of
+// the first sweep: visit(j, begin, end) must sweep positions [begin, end) in ascending order for
+// sweep j (0-based within this call). Every (sweep, position) is visited once, in an order that
+// keeps the results of plain sweeps (above).
+template <class Visit>
+void wavefront_sweeps(const std::vector<int>& reach, int sweeps, int tile, Visit&& visit) {
+  const int n = int(reach.size());
+  if (n == 0 || sweeps <= 0) return;
+  std::vector<int> done(static_cast<std::size_t>(sweeps), 0);
+  while (done.back() < n) {
+    int limit = std::min(n, done[0] + std::max(tile, 1));
+    for (int j = 0; j < sweeps; ++j) {
+      // sweep j may pass position x once sweep j - 1 has passed reach[x]
+      if (j > 0) limit = int(std::lower_bound(reach.begin(), reach.end(), limit) - reach.begin());
+      if (limit > done[std::size_t(j)]) {
+        visit(j, done[std::size_t(j)], limit);
+        done[std::size_t(j)] = limit;
+      }
+    }
+  }
+}
+
+// solve_normal_pgs sweeps a whole problem whose packed rows take at least this many bytes in
+// banded windows of kBandedSweepTile contacts of the first sweep (pgs.cpp): below it the rows
+// stay in the caches between sweeps anyway (the 4,000-box pile of tools/bench/scaling, 3.8 MB).
+inline constexpr std::size_t kBandedSweepBytes = std::size_t(4) << 20;
+inline constexpr int kBandedSweepTile = 2048;
+// and as many sweeps a wavefront as keep its window (a tile and a reach per sweep) within this many
+// contacts (2 MB of packed rows)
+inline constexpr int kBandedWindow = 12800;
+
+// solve_normal_pgs's banded path (pgs.cpp), for tests: the same stopping test and statistics as
+// plain sweeps, the impulses of plain sweeps in banded_contact_order's order.
+SolverStats banded_normal_sweeps(const NormalProblem& p, const std::vector<int>* body_island, const SolverOptions& opt,
+                                 std::vector<double>& lambda, std::vector<Vec6>& w, int tile, int window);
+
+}  // namespace coulomb::detail
