@@ -1,6 +1,7 @@
 // Sweep reaches (banded_sweeps.h).
 #include "banded_sweeps.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace coulomb::detail {
@@ -31,6 +32,14 @@ std::vector<int> sweep_reach(int num_bodies, const std::vector<int>& a, const st
     reach[std::size_t(x)] = far;
   }
   return reach;
+}
+
+int wavefront_group(const std::vector<int>& reach, int tile, int window) {
+  if (reach.empty()) return 1;
+  double sum = 0.0;
+  for (std::size_t x = 0; x < reach.size(); ++x) sum += double(reach[x]) - double(x);
+  const double mean = std::max(1.0, sum / double(reach.size()));
+  return std::max(1, 1 + int(double(window - tile) / mean));
 }
 
 }  // namespace coulomb::detail

@@ -57,17 +57,27 @@ void wavefront_sweeps(const std::vector<int>& reach, int sweeps, int tile, Visit
   }
 }
 
+// How many sweeps one wavefront holds: as many as keep its window, a tile and a reach per sweep
+// (the mean reach: the widest spans a few contacts), within `window` contacts; at least one.
+int wavefront_group(const std::vector<int>& reach, int tile, int window);
+
 // solve_normal_pgs sweeps a whole problem whose packed rows take at least this many bytes in
-// banded windows of kBandedSweepTile contacts of the first sweep (pgs.cpp): below it the rows
-// stay in the caches between sweeps anyway (the 4,000-box pile of tools/bench/scaling, 3.8 MB).
+// windows (pgs.cpp): below it the rows stay in the caches between sweeps anyway (the 4,000-box
+// pile of tools/bench/scaling, 3.8 MB); tiles of kBandedSweepTile contacts of the first sweep,
+// windows of kBandedWindow contacts (2 MB of 160-byte rows).
 inline constexpr std::size_t kBandedSweepBytes = std::size_t(4) << 20;
 inline constexpr int kBandedSweepTile = 2048;
-// and as many sweeps a wavefront as keep its window (a tile and a reach per sweep) within this many
-// contacts (2 MB of packed rows)
 inline constexpr int kBandedWindow = 12800;
+// The velocity problem's pgs sweeps (solve_pgs, matrix-free) read about 480 bytes a contact
+// (ContactRows, the row steps, b, mu, the impulses, the body ids): windowed from as many bytes,
+// in windows of kVelocityWindow contacts (4 MB) with tiles of kVelocityTile.
+inline constexpr std::size_t kVelocityContactBytes = 480;
+inline constexpr int kVelocityTile = 1024;
+inline constexpr int kVelocityWindow = 8192;
 
-// solve_normal_pgs's banded path (pgs.cpp), for tests: the same stopping test and statistics as
-// plain sweeps, the impulses of plain sweeps in banded_contact_order's order.
+// solve_normal_pgs's windowed path (pgs.cpp), for tests: the impulses, responses, stopping test
+// and statistics of plain sweeps (normal_sweeps), bit for bit. body_island as solve_normal_pgs's
+// islands' (may be null: then the rows say which bodies move).
 SolverStats banded_normal_sweeps(const NormalProblem& p, const std::vector<int>* body_island, const SolverOptions& opt,
                                  std::vector<double>& lambda, std::vector<Vec6>& w, int tile, int window);
 

@@ -60,6 +60,7 @@
 #include "cpu_clock.h"
 
 #include <coulomb/contact_coloring.h>
+#include <type_traits>
 #include <coulomb/island_solve.h>
 #include <coulomb/merit.h>
 #include <coulomb/solver.h>
@@ -337,7 +338,7 @@ struct PgsScratch {
 template <class Op>
 SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std::vector<double>& joint_lambda,
                 const std::vector<Vec3>* point, const ContactColoring* coloring = nullptr,
-                detail::SweepTeam* shared_team = nullptr) {
+                detail::SweepTeam* shared_team = nullptr, const std::vector<int>* reach = nullptr) {
   const auto t0 = std::chrono::steady_clock::now();
   const int nc = op.size(), nj = op.joint_rows();
   if (!(opt.pgs.sor > 0.0 && opt.pgs.sor < 2.0))  // RowStep's h > 0 stands for A_rr > 0
@@ -426,6 +427,39 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
       const double other = set == 0 ? s.theta_friction : s.theta_normal;
       previous = met ? set : -1;
       if (met || !(own > other)) set = 1 - set;  // greedy: the set with the larger error next
+    }
+  } else if (reach && nc > 0) {
+    if constexpr (std::is_same_v<Op, MatrixFreeOperator>) {  // the only operator with bodies
+      // windowed sweeps (solve_pgs decides: the default order, no joints, no history, the own test;
+      // banded_sweeps.h): wavefronts of `group` sweeps with the plain sweeps' results, bit for bit,
+      // going back to a wavefront's start where the test stopped a sweep inside it
+      const int group = detail::wavefront_group(*reach, detail::kVelocityTile, detail::kVelocityWindow);
+      std::vector<Vec4> l0;
+      std::vector<Vec6> w0;
+      std::vector<SweepResult> result;
+      for (int done = 0; done < opt.max_iterations && !stats.converged;) {
+        const int g = std::min(group, opt.max_iterations - done);
+        l0 = lambda;
+        op.copy_response(w0);
+        result.assign(std::size_t(g), SweepResult{});
+        detail::wavefront_sweeps(*reach, g, detail::kVelocityTile, [&](int j, int begin, int end) {
+          SweepResult& r = result[std::size_t(j)];
+          detail::for_each_asking_ahead(op, order.data() + begin, end - begin,
+                                        [&](int k) { sweep_contact<0, 3, false>(op, lambda, k, step, r); },
+                                        [&](int k) { op.prefetch(k); });
+        });
+        int met = -1;  // the first sweep that met the stopping test
+        for (int j = 0; j < g && met < 0; ++j)
+          if (small(result[std::size_t(j)].max_delta, result[std::size_t(j)].max_lambda)) met = j;
+        if (met >= 0 && met + 1 < g) {  // plain sweeps stop there: so do these
+          lambda = l0;
+          op.set_response(w0);
+          for (int j = 0; j <= met; ++j) sweep<0, 3, false>(op, lambda, order, step);
+        }
+        done += met >= 0 ? met + 1 : g;
+        stats.iterations = done;
+        stats.converged = met >= 0;
+      }
     }
   } else {
     for (int it = 0; it < opt.max_iterations && nc + nj > 0; ++it) {
@@ -636,10 +670,7 @@ SolverStats banded_normal_sweeps(const NormalProblem& p, const std::vector<int>*
     }
   }
   const std::vector<int> reach = sweep_reach(p.num_bodies, a, b);
-  // sweeps a wavefront: as many as keep its window (a tile and a reach per sweep) within `window`
-  int widest = 0;
-  for (int x = 0; x < nc; ++x) widest = std::max(widest, reach[std::size_t(x)] - x);
-  const int group = std::max(1, 1 + (window - tile) / std::max(widest, 1));
+  const int group = wavefront_group(reach, tile, window);
   std::vector<double> l0;
   std::vector<Vec6> w0;
   const auto sweep = [&](int begin, int end, double& md, double& ml) {
@@ -731,6 +762,31 @@ SolverStats solve_normal_pgs(const NormalProblem& p, const Islands* islands, con
   return stats;
 }
 
+namespace {
+
+// Whether solve_pgs sweeps a problem in windows (banded_sweeps.h): beyond the caches, in the
+// default order, without what the windowed loop leaves out (joints, which every sweep ends with;
+// the history; the merit test every few sweeps).
+bool windowed(const ContactProblem& p, const SolverOptions& opt) {
+  return std::size_t(p.num_contacts()) * detail::kVelocityContactBytes >= detail::kBandedSweepBytes &&
+         opt.pgs.ordering == PgsOrdering::Default && !opt.graph_coloring && p.joints.count() == 0 && !opt.record_history &&
+         !(opt.merit_tol > 0.0);
+}
+
+// The sweep reach of p's contacts in their order: a side moves where its body has an inverse
+// mass (the operator writes no other: MatrixFreeOperator::applied)
+std::vector<int> velocity_reach(const ContactProblem& p) {
+  const auto nc = std::size_t(p.num_contacts());
+  std::vector<int> a(nc), b(nc);
+  for (std::size_t k = 0; k < nc; ++k) {
+    a[k] = p.inv_mass[std::size_t(p.body_a[k])] > 0.0 ? p.body_a[k] : -1;
+    b[k] = p.inv_mass[std::size_t(p.body_b[k])] > 0.0 ? p.body_b[k] : -1;
+  }
+  return detail::sweep_reach(p.num_bodies(), a, b);
+}
+
+}  // namespace
+
 SolverStats solve_pgs(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   if (opt.pgs.ordering == PgsOrdering::Cp && p.point.size() != std::size_t(p.num_contacts()))
     throw std::invalid_argument("pgs ordering \"cp\": ContactProblem::point must hold one position per contact");
@@ -744,6 +800,9 @@ SolverStats solve_pgs(const ContactProblem& p, const SolverOptions& opt, Contact
     color_contacts(p, *coloring);
     stats = pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point, &*coloring, &team);
     stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();  // with the colouring
+  } else if (windowed(p, opt)) {
+    const std::vector<int> reach = velocity_reach(p);
+    stats = pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point, nullptr, nullptr, &reach);
   } else {
     stats = pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point);
   }

@@ -306,6 +306,33 @@ GapScene gap_scene(int nb, int contacts, unsigned seed, bool chains) {
   return g;
 }
 
+// n moving bodies in a row, each touching the next and a fixed ground numbered last (as the
+// World numbers a large scene), two contacts a pair: a contact order whose reaches are short
+GapScene banded_scene(int n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  GapScene g;
+  g.st.resize(n + 1);
+  for (int b = 0; b <= n; ++b) {
+    const bool ground = b == n;
+    g.model.add(std::to_string(b), 0, 0, ground, ground ? 0.0 : 1.0 + u(rng) * 0.5, Vec3(0.1, 0.2, 0.15) * (1.2 + u(rng) * 0.2),
+                Pose{});
+    g.st.x[std::size_t(b)] = Vec3(0.3 * b, 0.1 * u(rng), ground ? -1.0 : 0.1 * u(rng));
+    g.st.q[std::size_t(b)] = Quat(Eigen::AngleAxisd(3.0 * u(rng), Vec3(u(rng), u(rng), 1.0).normalized()));
+  }
+  const auto touch = [&](int a, int b, const Vec3& n) {
+    for (int k = 0; k < 2; ++k)
+      g.contacts.push_back(Contact{a, b, 0.5 * (g.st.x[std::size_t(a)] + g.st.x[std::size_t(b)]) + 0.05 * Vec3(u(rng), u(rng), u(rng)),
+                                   n, 0.02 * u(rng), k, -1});
+  };
+  for (int b = 0; b < n; ++b) {
+    touch(b, n, -Vec3::UnitZ());  // the ground below (body_a < body_b: the normal points from b to the ground)
+    if (b + 1 < n) touch(b, b + 1, Vec3(1.0, 0.1 * u(rng), 0.1 * u(rng)).normalized());
+  }
+  std::sort(g.contacts.begin(), g.contacts.end(), contact_less);
+  return g;
+}
+
 }  // namespace
 
 // Post-stabilisation's packed normal rows hold the ContactProblem's row 0, column 0 and A_nn
@@ -464,6 +491,62 @@ TEST(Pgs, WindowedNormalSweepsAreThePlainSweepsBitForBit) {
   }
   EXPECT_GT(stopped_inside, 0) << "no tolerance stopped the sweeps before their budget";
   EXPECT_GT(wavefronts, 0);
+}
+
+// A frictional problem beyond the caches (solve_pgs's windowed sweeps, banded_sweeps.h; about
+// 8,800 contacts and more) gets the impulses, the response, the iteration count, `converged` and
+// Theta of plain sweeps bit for bit. The plain reference is the same call with record_history,
+// which the windowed loop leaves to plain sweeps (the history only reads the iterates); contacts
+// in chains (short reaches: several sweeps a wavefront) and at random (one), cold and warm, with
+// tolerances that stop inside a wavefront.
+TEST(Pgs, WindowedFrictionalSweepsAreThePlainSweepsBitForBit) {
+  int stopped_inside = 0;
+  for (const bool chains : {true, false}) {
+    const GapScene g = chains ? banded_scene(2600, 17) : gap_scene(3000, 9000, 17, false);
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::vector<Vec6> u_free(std::size_t(g.model.size()), Vec6::Zero());
+    for (int b = 2; b < g.model.size(); ++b) u_free[std::size_t(b)] << u(rng), u(rng), u(rng) - 1.0, u(rng), u(rng), u(rng);
+    ContactProblem p;
+    assemble_contacts(g.model, g.st, u_free, g.contacts,
+                      std::vector<ContactCoefficients>(g.contacts.size(), ContactCoefficients{Vec3(0.5, 0.5, 0.0), 0.0}),
+                      AssemblySettings{}, p);
+    ASSERT_GE(std::size_t(p.num_contacts()) * detail::kVelocityContactBytes, detail::kBandedSweepBytes);
+    std::vector<int> a(p.body_a), b(p.body_b);  // the moving sides, as solve_pgs finds them
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      if (!(p.inv_mass[std::size_t(a[k])] > 0.0)) a[k] = -1;
+      if (!(p.inv_mass[std::size_t(b[k])] > 0.0)) b[k] = -1;
+    }
+    const int group = detail::wavefront_group(detail::sweep_reach(p.num_bodies(), a, b), detail::kVelocityTile,
+                                              detail::kVelocityWindow);
+    if (chains) EXPECT_GT(group, 3);  // several sweeps a wavefront
+    else EXPECT_LE(group, 2);  // reaches across most of the problem
+    for (const double tol : {0.0, 1e-2, 1e-3, 1e-4}) {
+      for (const bool warm : {false, true}) {
+        SolverOptions o;
+        o.max_iterations = 20;
+        o.abs_tol = o.rel_tol = tol;
+        ContactSolution plain, windowed;
+        if (warm) {
+          plain.lambda.assign(std::size_t(p.num_contacts()), Vec4(0.02, 0.001, -0.001, 0.0));
+          windowed.lambda = plain.lambda;
+        }
+        o.record_history = true;
+        const SolverStats r = find_solver("pgs")->solve(p, o, plain);
+        o.record_history = false;
+        const SolverStats s = find_solver("pgs")->solve(p, o, windowed);
+        const std::string where = "chains " + std::to_string(chains) + " tol " + std::to_string(tol) + " warm " + std::to_string(warm);
+        ASSERT_EQ(windowed.lambda.size(), plain.lambda.size());
+        for (std::size_t k = 0; k < plain.lambda.size(); ++k) ASSERT_EQ(windowed.lambda[k], plain.lambda[k]) << where << " contact " << k;
+        ASSERT_EQ(windowed.response, plain.response) << where;
+        EXPECT_EQ(s.iterations, r.iterations) << where;
+        EXPECT_EQ(s.converged, r.converged) << where;
+        EXPECT_EQ(s.residual, r.residual) << where;
+        if (tol > 0.0 && r.converged && r.iterations > 1 && r.iterations < o.max_iterations) ++stopped_inside;
+      }
+    }
+  }
+  EXPECT_GT(stopped_inside, 0) << "no tolerance stopped the sweeps before their budget";
 }
 
 // Islands share only bodies that do not move; a problem that gives such a body an inverse mass

@@ -65,6 +65,12 @@ class MatrixFreeOperator {
     for (BodyVelocity& b : w_) b.v.setZero();
   }
   int joint_rows() const { return joint_lambda_ ? p_.joints.rows() : 0; }
+  // w set to a copy copy_response took: a windowed solve going back to where a wavefront began
+  // (solvers/src/banded_sweeps.h)
+  void set_response(const std::vector<Vec6>& w) {
+    w_.resize(w.size());
+    for (std::size_t i = 0; i < w.size(); ++i) w_[i].v = w[i];
+  }
   // w as the sweeps left it (ContactSolution::response): current after every solver's exit
   void copy_response(std::vector<Vec6>& out) const {
     out.resize(w_.size());
