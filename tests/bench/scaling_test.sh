@@ -16,6 +16,10 @@ python3 "$script" --counts 20,40,80 --steps 8 --window 3 --plot "$tmp/plot.svg" 
 code=$?
 [ "$code" -eq 0 ] && ok || { fail "exit code $code"; cat "$tmp/err.txt"; }
 grep -q "medians over steps 6-8 of 8" "$tmp/out.md" && ok || fail "window line missing"
+# the same box-steps timed at every count: 3 steps at 80 boxes, 6 at 40, 12 at 20
+grep -q "steps timed at each count (the same box-steps): 20: 6-17, 40: 6-11, 80: 6-8" "$tmp/out.md" && ok || fail "per-count windows missing"
+python3 "$script" --counts 20,40 --steps 6 --window 2 --fixed-window >"$tmp/fixed.md" 2>"$tmp/err.txt"
+grep -q "steps timed at each count (the same window): 20: 5-6, 40: 5-6" "$tmp/fixed.md" && ok || fail "--fixed-window not the same window"
 num='[0-9]+(\.[0-9]+)?'
 for n in 20 40 80; do  # boxes, contacts, wall, CPU and the six stages
   grep -Eq "^\| $n \| $num( \| $num){8} \|$" "$tmp/out.md" && ok || fail "no row of 10 numbers for $n boxes"
