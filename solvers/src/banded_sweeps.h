@@ -21,9 +21,6 @@
 // sweeps; only the window's size depends on it.
 #pragma once
 
-#include <coulomb/contact_problem.h>
-#include <coulomb/solver.h>
-
 #include <algorithm>
 #include <cstddef>
 #include <vector>
@@ -57,12 +54,48 @@ void wavefront_sweeps(const std::vector<int>& reach, int sweeps, int tile, Visit
   }
 }
 
+// What windowed_sweeps did: plain sweeps' iteration count and stopping test.
+struct WindowedRun {
+  int iterations = 0;
+  bool converged = false;
+};
+
+// Up to `sweeps` Gauss-Seidel sweeps over [0, reach.size()) in wavefronts of `group` sweeps, with
+// a stopping test after each sweep and plain sweeps' results: start(g) before a wavefront of g
+// sweeps (keep the state to go back to, clear g sweeps' stopping maxima), sweep(j, begin, end)
+// (positions [begin, end) in order for the wavefront's sweep j, adding to sweep j's maxima),
+// met(j) (sweep j met the test), restore() (the state start kept). Where the test is met by a
+// sweep before its wavefront's last, plain sweeps stop there: the state goes back to the
+// wavefront's start and whole sweeps run to that sweep (at most once a solve).
+template <class Start, class Sweep, class Met, class Restore>
+WindowedRun windowed_sweeps(const std::vector<int>& reach, int sweeps, int tile, int group, Start&& start, Sweep&& sweep,
+                            Met&& met, Restore&& restore) {
+  WindowedRun run;
+  const int n = int(reach.size());
+  for (int done = 0; done < sweeps && n > 0 && !run.converged;) {
+    const int g = std::min(group, sweeps - done);
+    start(g);
+    wavefront_sweeps(reach, g, tile, sweep);
+    int first = -1;  // the first sweep that met the stopping test
+    for (int j = 0; j < g && first < 0; ++j)
+      if (met(j)) first = j;
+    if (first >= 0 && first + 1 < g) {
+      restore();
+      for (int j = 0; j <= first; ++j) sweep(j, 0, n);
+    }
+    done += first >= 0 ? first + 1 : g;
+    run.iterations = done;
+    run.converged = first >= 0;
+  }
+  return run;
+}
+
 // How many sweeps one wavefront holds: as many as keep its window, a tile and a reach per sweep
 // (the mean reach: the widest spans a few contacts), within `window` contacts; at least one.
 int wavefront_group(const std::vector<int>& reach, int tile, int window);
 
 // solve_normal_pgs sweeps a whole problem whose packed rows take at least this many bytes in
-// windows (pgs.cpp): below it the rows stay in the caches between sweeps anyway (the 4,000-box
+// windows (normal_pgs.cpp): below it the rows stay in the caches between sweeps anyway (the 4,000-box
 // pile of tools/bench/scaling, 3.8 MB); tiles of kBandedSweepTile contacts of the first sweep,
 // windows of kBandedWindow contacts (2 MB of 160-byte rows).
 inline constexpr std::size_t kBandedSweepBytes = std::size_t(4) << 20;
@@ -74,11 +107,5 @@ inline constexpr int kBandedWindow = 12800;
 inline constexpr std::size_t kVelocityContactBytes = 480;
 inline constexpr int kVelocityTile = 1024;
 inline constexpr int kVelocityWindow = 8192;
-
-// solve_normal_pgs's windowed path (pgs.cpp), for tests: the impulses, responses, stopping test
-// and statistics of plain sweeps (normal_sweeps), bit for bit. body_island as solve_normal_pgs's
-// islands' (may be null: then the rows say which bodies move).
-SolverStats banded_normal_sweeps(const NormalProblem& p, const std::vector<int>* body_island, const SolverOptions& opt,
-                                 std::vector<double>& lambda, std::vector<Vec6>& w, int tile, int window);
 
 }  // namespace coulomb::detail

@@ -56,6 +56,7 @@
 #include "pgs_orderings.h"
 
 #include "banded_sweeps.h"
+#include "normal_pgs.h"
 
 #include "cpu_clock.h"
 
@@ -433,33 +434,30 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
       // windowed sweeps (solve_pgs decides: the default order, no joints, no history, the own test;
       // banded_sweeps.h): wavefronts of `group` sweeps with the plain sweeps' results, bit for bit,
       // going back to a wavefront's start where the test stopped a sweep inside it
-      const int group = detail::wavefront_group(*reach, detail::kVelocityTile, detail::kVelocityWindow);
       std::vector<Vec4> l0;
       std::vector<Vec6> w0;
       std::vector<SweepResult> result;
-      for (int done = 0; done < opt.max_iterations && !stats.converged;) {
-        const int g = std::min(group, opt.max_iterations - done);
-        l0 = lambda;
-        op.copy_response(w0);
-        result.assign(std::size_t(g), SweepResult{});
-        detail::wavefront_sweeps(*reach, g, detail::kVelocityTile, [&](int j, int begin, int end) {
-          SweepResult& r = result[std::size_t(j)];
-          detail::for_each_asking_ahead(op, order.data() + begin, end - begin,
-                                        [&](int k) { sweep_contact<0, 3, false>(op, lambda, k, step, r); },
-                                        [&](int k) { op.prefetch(k); });
-        });
-        int met = -1;  // the first sweep that met the stopping test
-        for (int j = 0; j < g && met < 0; ++j)
-          if (small(result[std::size_t(j)].max_delta, result[std::size_t(j)].max_lambda)) met = j;
-        if (met >= 0 && met + 1 < g) {  // plain sweeps stop there: so do these
-          lambda = l0;
-          op.set_response(w0);
-          for (int j = 0; j <= met; ++j) sweep<0, 3, false>(op, lambda, order, step);
-        }
-        done += met >= 0 ? met + 1 : g;
-        stats.iterations = done;
-        stats.converged = met >= 0;
-      }
+      const detail::WindowedRun run = detail::windowed_sweeps(
+          *reach, opt.max_iterations, detail::kVelocityTile,
+          detail::wavefront_group(*reach, detail::kVelocityTile, detail::kVelocityWindow),
+          [&](int g) {
+            l0 = lambda;
+            op.copy_response(w0);
+            result.assign(std::size_t(g), SweepResult{});
+          },
+          [&](int j, int begin, int end) {
+            SweepResult& r = result[std::size_t(j)];
+            detail::for_each_asking_ahead(op, order.data() + begin, end - begin,
+                                          [&](int k) { sweep_contact<0, 3, false>(op, lambda, k, step, r); },
+                                          [&](int k) { op.prefetch(k); });
+          },
+          [&](int j) { return small(result[std::size_t(j)].max_delta, result[std::size_t(j)].max_lambda); },
+          [&] {
+            lambda = l0;
+            op.set_response(w0);
+          });
+      stats.iterations = run.iterations;
+      stats.converged = run.converged;
     }
   } else {
     for (int it = 0; it < opt.max_iterations && nc + nj > 0; ++it) {
@@ -531,236 +529,7 @@ bool frictionless(const ContactProblem& p, const SolverOptions& opt) {
   return true;
 }
 
-// One contact's update in a sweep over normal rows: the projected step (pgs's arithmetic for row
-// 0), its response added to both bodies, and the sweep's stopping-test maxima.
-COULOMB_HOT_INLINE void normal_update(const NormalRow& r, double& x_ref, std::vector<Vec6>& w, double sor,
-                                      double& max_delta, double& max_lambda) {
-  if (!(r.a_nn > 0.0)) return;  // a row no body can respond to
-  Vec6& wa = w[std::size_t(r.body_a)];
-  Vec6& wb = w[std::size_t(r.body_b)];
-  const double x = std::max(0.0, x_ref - r.velocity(wa, wb) * (sor / r.a_nn));
-  const double d = x - x_ref;
-  x_ref = x;
-  max_delta = std::isfinite(d) ? std::max(max_delta, std::abs(d)) : std::numeric_limits<double>::infinity();
-  max_lambda = std::max(max_lambda, std::abs(x));
-  if (d != 0.0) r.add_responses(d, wa, wb);
-}
-
-bool sweep_met_tolerance(double max_delta, double max_lambda, const SolverOptions& opt) {
-  return max_delta <= opt.abs_tol || max_delta <= opt.rel_tol * max_lambda;
-}
-
-// Theta over the contacts list[0..n) of p (all of them, in order, when list is null; seed 001
-// eq. 22-23) into stats.residual, and `converged` false where a row is unresolved or not finite.
-void normal_final_terms(const NormalProblem& p, const int* list, int n, const SolverOptions& opt, const std::vector<double>& l,
-                        const std::vector<Vec6>& w, SolverStats& stats) {
-  double theta = 0.0;
-  bool unresolved = false;
-  for (int e = 0; e < n; ++e) {
-    const std::size_t k = list ? std::size_t(list[e]) : std::size_t(e);
-    const NormalRow& r = p.rows[k];
-    const double v = r.velocity(w[std::size_t(r.body_a)], w[std::size_t(r.body_b)]);
-    const double h = row_residual(Vec4(l[k], 0.0, 0.0, 0.0), Vec4(v, 0.0, 0.0, 0.0), Vec3::Zero(), 0);
-    if (r.a_nn > 0.0) theta += h * h;
-    else unresolved = unresolved || std::abs(h) > opt.abs_tol;
-    unresolved = unresolved || !std::isfinite(l[k]) || !std::isfinite(v);
-  }
-  stats.residual = 0.5 * theta;
-  stats.merit = std::numeric_limits<double>::quiet_NaN();
-  if (!std::isfinite(stats.residual) || unresolved) stats.converged = false;
-}
-
-// PGS sweeps over the contacts list[0..n) of p (all of them, in order, when list is null) from
-// the impulses l and their response w, to pgs's stopping test; then Theta over them (seed 001
-// eq. 22-23) and whether a row is unresolved (final_terms). Writes l and w only at those
-// contacts and their bodies with inverse mass.
-SolverStats normal_sweeps(const NormalProblem& p, const int* list, int n, const SolverOptions& opt, std::vector<double>& l,
-                          std::vector<Vec6>& w) {
-  SolverStats stats;
-  stats.converged = n == 0;
-  const double loop_start = detail::process_cpu_ms();
-  for (int it = 0; it < opt.max_iterations && n > 0; ++it) {
-    double max_delta = 0.0, max_lambda = 0.0;
-    for (int e = 0; e < n; ++e) {
-      const std::size_t k = list ? std::size_t(list[e]) : std::size_t(e);
-      normal_update(p.rows[k], l[k], w, opt.pgs.sor, max_delta, max_lambda);
-    }
-    stats.iterations = it + 1;
-    if (sweep_met_tolerance(max_delta, max_lambda, opt)) {
-      stats.converged = true;
-      break;
-    }
-  }
-  stats.sweep_ms = detail::process_cpu_ms() - loop_start;
-  stats.contact_sweeps = double(n) * stats.iterations;
-  normal_final_terms(p, list, n, opt, l, w, stats);
-  return stats;
-}
-
-SolverStats frictionless_pgs(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const int nc = p.num_contacts();
-  std::vector<Vec4>& lambda = sol.lambda;
-  if (!opt.warm_start || int(lambda.size()) != nc) lambda.assign(std::size_t(nc), Vec4::Zero());
-  sol.joint_lambda.clear();
-  NormalProblem packed;
-  packed.num_bodies = p.num_bodies();
-  packed.rows.resize(std::size_t(nc));
-  std::vector<double> l(static_cast<std::size_t>(nc));
-  const bool kept = p.keeps_angular();
-  for (int k = 0; k < nc; ++k) {
-    const auto i = std::size_t(k);
-    const ContactRows& c = p.rows[i];
-    NormalRow& n = packed.rows[i];
-    const Vec3 minv_a = kept ? Vec3(p.angular[i].a.col(0)) : Vec3(p.inv_inertia[std::size_t(p.body_a[i])] * c.ang_a.row(0).transpose());
-    const Vec3 minv_b = kept ? Vec3(p.angular[i].b.col(0)) : Vec3(p.inv_inertia[std::size_t(p.body_b[i])] * c.ang_b.row(0).transpose());
-    for (int j = 0; j < 3; ++j) {
-      n.lin[j] = c.lin(0, j);
-      n.ang_a[j] = c.ang_a(0, j);
-      n.ang_b[j] = c.ang_b(0, j);
-      n.minv_a[j] = minv_a[j];
-      n.minv_b[j] = minv_b[j];
-    }
-    n.inv_mass_a = c.inv_mass_a;
-    n.inv_mass_b = c.inv_mass_b;
-    n.b = p.b[i][0];
-    n.a_nn = p.A_diag[i](0, 0);
-    n.body_a = p.body_a[i];
-    n.body_b = p.body_b[i];
-    lambda[i] = Vec4(std::max(0.0, lambda[i][0]), 0.0, 0.0, 0.0);  // project_onto_box with mu = 0
-    l[i] = lambda[i][0];
-  }
-  std::vector<Vec6>& w = sol.response;
-  p.body_impulse_response(lambda, w);  // the operator's reset; the sweeps keep it current
-  SolverStats stats = normal_sweeps(packed, nullptr, nc, opt, l, w);
-  for (int k = 0; k < nc; ++k) lambda[std::size_t(k)][0] = l[std::size_t(k)];
-  stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  return stats;
-}
-
 }  // namespace
-
-namespace detail {
-
-// solve_normal_pgs's sweeps over a whole problem too large for the caches, in windows that stay
-// in them (banded_sweeps.h): wavefront_sweeps's order of the updates gives the results of plain
-// sweeps, bit for bit. The stopping test is pgs's, after each sweep; the sweeps run in groups, a
-// wavefront each, as many sweeps a group as keep its window within `window` contacts, and
-// where the test stopped a sweep before its group's last, the impulses and responses go back to
-// where the group started and plain sweeps run to that sweep (at most once a solve). Theta and
-// the rest are normal_sweeps's.
-SolverStats banded_normal_sweeps(const NormalProblem& p, const std::vector<int>* body_island, const SolverOptions& opt,
-                                 std::vector<double>& lambda, std::vector<Vec6>& w, int tile, int window) {
-  SolverStats stats;
-  const int nc = p.num_contacts();
-  stats.converged = nc == 0;
-  const double loop_start = detail::process_cpu_ms();
-  // the sides a sweep writes: from the islands (a body outside every island does not move) and
-  // the body ids kept beside the rows where they are given, which saves reading every row
-  std::vector<int> a(static_cast<std::size_t>(nc)), b(static_cast<std::size_t>(nc));
-  const bool ids = body_island && body_island->size() == std::size_t(p.num_bodies) && p.body_a.size() == std::size_t(nc) &&
-                   p.body_b.size() == std::size_t(nc);
-  for (std::size_t k = 0; k < std::size_t(nc); ++k) {
-    if (ids) {
-      a[k] = (*body_island)[std::size_t(p.body_a[k])] >= 0 ? p.body_a[k] : -1;
-      b[k] = (*body_island)[std::size_t(p.body_b[k])] >= 0 ? p.body_b[k] : -1;
-    } else {
-      a[k] = p.rows[k].inv_mass_a > 0.0 ? p.rows[k].body_a : -1;
-      b[k] = p.rows[k].inv_mass_b > 0.0 ? p.rows[k].body_b : -1;
-    }
-  }
-  const std::vector<int> reach = sweep_reach(p.num_bodies, a, b);
-  const int group = wavefront_group(reach, tile, window);
-  std::vector<double> l0;
-  std::vector<Vec6> w0;
-  const auto sweep = [&](int begin, int end, double& md, double& ml) {
-    for (int x = begin; x < end; ++x) normal_update(p.rows[std::size_t(x)], lambda[std::size_t(x)], w, opt.pgs.sor, md, ml);
-  };
-  std::vector<double> max_delta, max_lambda;
-  for (int done = 0; done < opt.max_iterations && nc > 0 && !stats.converged;) {
-    const int g = std::min(group, opt.max_iterations - done);
-    l0 = lambda;  // where plain sweeps would go back to
-    w0 = w;
-    max_delta.assign(std::size_t(g), 0.0);
-    max_lambda.assign(std::size_t(g), 0.0);
-    wavefront_sweeps(reach, g, tile,
-                     [&](int j, int begin, int end) { sweep(begin, end, max_delta[std::size_t(j)], max_lambda[std::size_t(j)]); });
-    int met = -1;  // the first sweep that met the stopping test
-    for (int j = 0; j < g && met < 0; ++j)
-      if (sweep_met_tolerance(max_delta[std::size_t(j)], max_lambda[std::size_t(j)], opt)) met = j;
-    if (met >= 0 && met + 1 < g) {  // plain sweeps stop there: so do these
-      lambda = l0;
-      w = w0;
-      for (int j = 0; j <= met; ++j) {
-        double md = 0.0, ml = 0.0;
-        sweep(0, nc, md, ml);
-      }
-    }
-    done += met >= 0 ? met + 1 : g;
-    stats.iterations = done;
-    stats.converged = met >= 0;
-  }
-  stats.sweep_ms = detail::process_cpu_ms() - loop_start;
-  stats.contact_sweeps = double(nc) * stats.iterations;
-  normal_final_terms(p, nullptr, nc, opt, lambda, w, stats);
-  return stats;
-}
-
-}  // namespace detail
-
-SolverStats solve_normal_pgs(const NormalProblem& p, const Islands* islands, const SolverOptions& opt,
-                             std::vector<double>& lambda, std::vector<Vec6>* response) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const int nc = p.num_contacts();
-  std::vector<Vec6> own;
-  std::vector<Vec6>& w = response ? *response : own;
-  if (!opt.warm_start || int(lambda.size()) != nc) {
-    // from zero impulses w = 0 without a pass over the rows (post-stabilisation starts cold every
-    // step: at 16,000 boxes that pass read 15 MB of rows to add zeros)
-    lambda.assign(std::size_t(nc), 0.0);
-    w.assign(std::size_t(p.num_bodies), Vec6::Zero());
-  } else {
-    for (double& x : lambda) x = std::max(0.0, x);  // project_onto_box with mu = 0
-    p.body_impulse_response(lambda, w);
-  }
-  int ni = 0, largest = 0;
-  if (islands) {
-    if (islands->contact_island.size() != std::size_t(nc) || islands->body_island.size() != std::size_t(p.num_bodies))
-      throw std::invalid_argument("solve_normal_pgs: the islands are not those of this problem");
-    for (const NormalRow& r : p.rows)  // islands share only bodies outside them: those must not move
-      if ((r.inv_mass_a > 0.0 && islands->body_island[std::size_t(r.body_a)] < 0) ||
-          (r.inv_mass_b > 0.0 && islands->body_island[std::size_t(r.body_b)] < 0))
-        throw std::invalid_argument("solve_normal_pgs: a body outside every island has an inverse mass");
-    ni = islands->count();
-    for (int i = 0; i < ni; ++i) largest = std::max(largest, islands->contact_count(i));
-  }
-  SolverStats stats;
-  if (ni <= 1 || 16 * std::int64_t(largest) >= 15 * std::int64_t(nc)) {  // as solve_islands
-    // rows beyond the caches: swept in windows that stay in them (banded_sweeps.h)
-    if (std::size_t(nc) * sizeof(NormalRow) >= detail::kBandedSweepBytes)
-      stats = detail::banded_normal_sweeps(p, islands ? &islands->body_island : nullptr, opt, lambda, w,
-                                            detail::kBandedSweepTile, detail::kBandedWindow);
-    else
-      stats = normal_sweeps(p, nullptr, nc, opt, lambda, w);
-  } else {
-    std::vector<SolverStats> part(static_cast<std::size_t>(ni));
-    tbb::parallel_for(0, ni, [&](int i) {
-      const int first = islands->contact_start[std::size_t(i)];
-      part[std::size_t(i)] = normal_sweeps(p, islands->contacts.data() + first, islands->contact_count(i), opt, lambda, w);
-    });
-    stats.converged = true;
-    for (const SolverStats& s : part) {  // in island order: the same sums on any thread count
-      stats.iterations = std::max(stats.iterations, s.iterations);
-      stats.residual = std::max(stats.residual, s.residual);
-      stats.converged = stats.converged && s.converged;
-      stats.sweep_ms += s.sweep_ms;
-      stats.contact_sweeps += s.contact_sweeps;
-    }
-    stats.merit = std::numeric_limits<double>::quiet_NaN();
-  }
-  stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  return stats;
-}
 
 namespace {
 
@@ -790,7 +559,7 @@ std::vector<int> velocity_reach(const ContactProblem& p) {
 SolverStats solve_pgs(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   if (opt.pgs.ordering == PgsOrdering::Cp && p.point.size() != std::size_t(p.num_contacts()))
     throw std::invalid_argument("pgs ordering \"cp\": ContactProblem::point must hold one position per contact");
-  if (frictionless(p, opt)) return frictionless_pgs(p, opt, sol);
+  if (frictionless(p, opt)) return detail::frictionless_pgs(p, opt, sol);
   MatrixFreeOperator op(p, &sol.joint_lambda);
   SolverStats stats;
   if (opt.graph_coloring && opt.pgs.ordering == PgsOrdering::Default) {

@@ -1,5 +1,6 @@
 // PGS (seed 001 section 4) on small problems with known solutions.
 #include "../../solvers/src/banded_sweeps.h"
+#include "../../solvers/src/normal_pgs.h"
 
 #include <coulomb/contact_assembly.h>
 #include <coulomb/island_solve.h>

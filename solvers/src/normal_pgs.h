@@ -1,0 +1,22 @@
+// PGS over packed normal rows (normal_pgs.cpp): the pieces pgs.cpp and the tests call.
+#pragma once
+
+#include <coulomb/contact_problem.h>
+#include <coulomb/solver.h>
+
+#include <vector>
+
+namespace coulomb::detail {
+
+// solve_pgs's path for a frictionless problem (every mu zero, no joints, the default order, no
+// colouring, history or merit: pgs.cpp's frictionless() decides): its normal rows packed and swept
+// with solve_normal_pgs's kernel, pgs()'s arithmetic for row 0.
+SolverStats frictionless_pgs(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol);
+
+// solve_normal_pgs's windowed path, for tests: the impulses, responses, stopping test and
+// statistics of plain sweeps (normal_sweeps), bit for bit. body_island as solve_normal_pgs's
+// islands' (may be null: then the rows say which bodies move).
+SolverStats banded_normal_sweeps(const NormalProblem& p, const std::vector<int>* body_island, const SolverOptions& opt,
+                                 std::vector<double>& lambda, std::vector<Vec6>& w, int tile, int window);
+
+}  // namespace coulomb::detail
