@@ -54,10 +54,12 @@ void wavefront_sweeps(const std::vector<int>& reach, int sweeps, int tile, Visit
   }
 }
 
-// What windowed_sweeps did: plain sweeps' iteration count and stopping test.
+// What windowed_sweeps did: plain sweeps' iteration count and stopping test, and whether the
+// closing pass ran over the final state (over every position, after the last sweep).
 struct WindowedRun {
   int iterations = 0;
   bool converged = false;
+  bool closed = false;
 };
 
 // Up to `sweeps` Gauss-Seidel sweeps over [0, reach.size()) in wavefronts of `group` sweeps, with
@@ -67,15 +69,26 @@ struct WindowedRun {
 // met(j) (sweep j met the test), restore() (the state start kept). Where the test is met by a
 // sweep before its wavefront's last, plain sweeps stop there: the state goes back to the
 // wavefront's start and whole sweeps run to that sweep (at most once a solve).
-template <class Start, class Sweep, class Met, class Restore>
+//
+// close(begin, end), the solve's closing pass (its residual terms, reading what the last sweep
+// left), runs as one more stage of the wavefront that reaches `sweeps`: position x once the last
+// sweep has passed every contact sharing a moving body with it, ascending, so the rows are read
+// while the window holds them instead of in a pass of their own from memory. It counts
+// (WindowedRun::closed) where that wavefront's last sweep ends the solve; where the test stops a
+// sweep before it, or an earlier wavefront ends the solve, the caller runs the pass itself.
+template <class Start, class Sweep, class Met, class Restore, class Close>
 WindowedRun windowed_sweeps(const std::vector<int>& reach, int sweeps, int tile, int group, Start&& start, Sweep&& sweep,
-                            Met&& met, Restore&& restore) {
+                            Met&& met, Restore&& restore, Close&& close) {
   WindowedRun run;
   const int n = int(reach.size());
   for (int done = 0; done < sweeps && n > 0 && !run.converged;) {
     const int g = std::min(group, sweeps - done);
+    const bool last = done + g == sweeps;
     start(g);
-    wavefront_sweeps(reach, g, tile, sweep);
+    wavefront_sweeps(reach, last ? g + 1 : g, tile, [&](int j, int begin, int end) {
+      if (j < g) sweep(j, begin, end);
+      else close(begin, end);
+    });
     int first = -1;  // the first sweep that met the stopping test
     for (int j = 0; j < g && first < 0; ++j)
       if (met(j)) first = j;
@@ -83,6 +96,7 @@ WindowedRun windowed_sweeps(const std::vector<int>& reach, int sweeps, int tile,
       restore();
       for (int j = 0; j <= first; ++j) sweep(j, 0, n);
     }
+    run.closed = last && (first < 0 || first + 1 == g);
     done += first >= 0 ? first + 1 : g;
     run.iterations = done;
     run.converged = first >= 0;

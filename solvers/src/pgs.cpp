@@ -286,36 +286,45 @@ struct FinalTerms {
   std::vector<detail::Padded<bool>> outside;  // per member: an impulse outside its box
 };
 
-template <class Op>
-void final_terms(detail::SweepTeam& team, const Op& op, const std::vector<Vec4>& lambda, bool with_merit, double tol,
-                 FinalTerms& out) {
-  const auto n = std::size_t(op.size());
+// final_terms's arrays for n contacts and a team of `members`, before the terms of any contact
+inline void prepare_final_terms(FinalTerms& out, std::size_t n, int members, bool with_merit) {
   out.theta.resize(n);
   out.merit.resize(with_merit ? n : 0);
   out.unresolved.resize(n);
-  out.outside.assign(std::size_t(team.size()), {});
-  auto f = [&](int begin, int end, int member) {
-    bool outside = false;
-    for (int k = begin; k < end; ++k) {
-      const auto i = std::size_t(k);
-      outside = outside || boxed(lambda[i], op.mu(k)) != lambda[i];
-      const Vec4 v = op.velocity(k, lambda);
-      const Mat4& A = op.diag(k);
-      const Vec3& mu = op.mu(k);
-      double sum = 0.0;
-      bool unresolved = !lambda[i].allFinite() || !v.allFinite();
-      for (int r = 0; r < pgs_detail::solved_rows(mu); ++r) {
-        const double h = row_residual(lambda[i], v, mu, r);
-        if (A(r, r) > 0.0) sum += h * h;
-        else unresolved = unresolved || std::abs(h) > tol;
-      }
-      out.theta[i] = sum;
-      out.unresolved[i] = unresolved;
-      if (with_merit) out.merit[i] = natural_map_term(lambda[i].head<3>(), v.head<3>(), mu[0]);
+  out.outside.assign(std::size_t(members), {});
+}
+
+// final_terms for the contacts [begin, end), by team member `member`
+template <class Op>
+void final_terms_of(const Op& op, const std::vector<Vec4>& lambda, bool with_merit, double tol, FinalTerms& out, int begin,
+                    int end, int member) {
+  bool outside = false;
+  for (int k = begin; k < end; ++k) {
+    const auto i = std::size_t(k);
+    outside = outside || boxed(lambda[i], op.mu(k)) != lambda[i];
+    const Vec4 v = op.velocity(k, lambda);
+    const Mat4& A = op.diag(k);
+    const Vec3& mu = op.mu(k);
+    double sum = 0.0;
+    bool unresolved = !lambda[i].allFinite() || !v.allFinite();
+    for (int r = 0; r < pgs_detail::solved_rows(mu); ++r) {
+      const double h = row_residual(lambda[i], v, mu, r);
+      if (A(r, r) > 0.0) sum += h * h;
+      else unresolved = unresolved || std::abs(h) > tol;
     }
-    if (outside) out.outside[std::size_t(member)].value = true;
-  };
-  detail::team_pass(team, op.size(), f);
+    out.theta[i] = sum;
+    out.unresolved[i] = unresolved;
+    if (with_merit) out.merit[i] = natural_map_term(lambda[i].head<3>(), v.head<3>(), mu[0]);
+  }
+  if (outside) out.outside[std::size_t(member)].value = true;
+}
+
+template <class Op>
+void final_terms(detail::SweepTeam& team, const Op& op, const std::vector<Vec4>& lambda, bool with_merit, double tol,
+                 FinalTerms& out) {
+  prepare_final_terms(out, std::size_t(op.size()), team.size(), with_merit);
+  detail::team_pass(team, op.size(),
+                    [&](int begin, int end, int member) { final_terms_of(op, lambda, with_merit, tol, out, begin, end, member); });
 }
 
 // Theta of the current iterate from the operator's current state (no reset): one pass.
@@ -392,6 +401,9 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
     if (opt.record_history && it + 1 < opt.max_iterations) stats.history.push_back(current_theta(op, lambda, scratch));
   };
 
+  const bool merit_wanted = opt.evaluate_merit || opt.merit_tol > 0.0;  // merit_tol's test reads it
+  FinalTerms& final = kept->final;
+  bool closed = false;  // the final terms came with the sweeps (the windowed loop's closing stage)
   stats.converged = nc == 0 && nj == 0;
   const double loop_start = detail::process_cpu_ms();
   if (nc > 0 && opt.pgs.ordering == PgsOrdering::Esp) {
@@ -433,7 +445,9 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
     if constexpr (std::is_same_v<Op, MatrixFreeOperator>) {  // the only operator with bodies
       // windowed sweeps (solve_pgs decides: the default order, no joints, no history, the own test;
       // banded_sweeps.h): wavefronts of `group` sweeps with the plain sweeps' results, bit for bit,
-      // going back to a wavefront's start where the test stopped a sweep inside it
+      // going back to a wavefront's start where the test stopped a sweep inside it; the final
+      // terms as the last wavefront's closing stage, in the window (the order is the identity)
+      prepare_final_terms(final, std::size_t(nc), 1, merit_wanted);
       std::vector<Vec4> l0;
       std::vector<Vec6> w0;
       std::vector<SweepResult> result;
@@ -455,9 +469,11 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
           [&] {
             lambda = l0;
             op.set_response(w0);
-          });
+          },
+          [&](int begin, int end) { final_terms_of(std::as_const(op), lambda, merit_wanted, opt.abs_tol, final, begin, end, 0); });
       stats.iterations = run.iterations;
       stats.converged = run.converged;
+      closed = run.closed;
     }
   } else {
     for (int it = 0; it < opt.max_iterations && nc + nj > 0; ++it) {
@@ -473,7 +489,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
     }
   }
 
-  stats.sweep_ms = detail::process_cpu_ms() - loop_start;
+  stats.sweep_ms = detail::process_cpu_ms() - loop_start;  // with the windowed closing stage where it ran
   stats.contact_sweeps = double(nc) * stats.iterations;
 
   // GSP may end on a normal sweep: its friction impulses then get the final box. For the other
@@ -481,9 +497,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   // (a row the sweeps skip, W_rr <= 0, may be). The closing pass finds such impulses; only then
   // are they projected, the operator reset (the sweeps kept w = M^-1 J^T lambda current, eq. 26)
   // and the pass run again, instead of a pass of its own over every contact for the check.
-  const bool merit_wanted = opt.evaluate_merit || opt.merit_tol > 0.0;  // merit_tol's test reads it
-  FinalTerms& final = kept->final;
-  final_terms(team, std::as_const(op), lambda, merit_wanted, opt.abs_tol, final);
+  if (!closed) final_terms(team, std::as_const(op), lambda, merit_wanted, opt.abs_tol, final);
   if (std::any_of(final.outside.begin(), final.outside.end(), [](const auto& o) { return o.value; })) {
     if (project_onto_box(team, op, lambda)) reset();
     final_terms(team, std::as_const(op), lambda, merit_wanted, opt.abs_tol, final);

@@ -54,7 +54,9 @@ TEST(HugePages, LargeArraysKeepTheirContents) {
   EXPECT_EQ(v, expected);
   if (granted) {
     const long after = anon_huge_kb();
-    if (before >= 0) EXPECT_GE(after - before, 20 * 1024) << "24 MB advised, 11 or more whole 2 MiB pages inside";
+    if (before >= 0) {
+      EXPECT_GE(after - before, 20 * 1024) << "24 MB advised, 11 or more whole 2 MiB pages inside";
+    }
   }
   EXPECT_EQ(advise_huge_pages(v), granted);  // the second time: the same answer, the same contents
   EXPECT_EQ(v, expected);

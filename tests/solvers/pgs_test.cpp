@@ -495,8 +495,9 @@ TEST(Pgs, WindowedNormalSweepsAreThePlainSweepsBitForBit) {
 }
 
 // A frictional problem beyond the caches (solve_pgs's windowed sweeps, banded_sweeps.h; about
-// 8,800 contacts and more) gets the impulses, the response, the iteration count, `converged` and
-// Theta of plain sweeps bit for bit. The plain reference is the same call with record_history,
+// 8,800 contacts and more) gets the impulses, the response, the iteration count, `converged`,
+// Theta and the merit of plain sweeps bit for bit (the final terms from the last wavefront's closing
+// stage where it ends the solve). The plain reference is the same call with record_history,
 // which the windowed loop leaves to plain sweeps (the history only reads the iterates); contacts
 // in chains (short reaches: several sweeps a wavefront) and at random (one), cold and warm, with
 // tolerances that stop inside a wavefront.
@@ -532,6 +533,7 @@ TEST(Pgs, WindowedFrictionalSweepsAreThePlainSweepsBitForBit) {
           plain.lambda.assign(std::size_t(p.num_contacts()), Vec4(0.02, 0.001, -0.001, 0.0));
           windowed.lambda = plain.lambda;
         }
+        o.evaluate_merit = true;  // the final terms' merit, from the windowed loop's closing stage too
         o.record_history = true;
         const SolverStats r = find_solver("pgs")->solve(p, o, plain);
         o.record_history = false;
@@ -543,6 +545,8 @@ TEST(Pgs, WindowedFrictionalSweepsAreThePlainSweepsBitForBit) {
         EXPECT_EQ(s.iterations, r.iterations) << where;
         EXPECT_EQ(s.converged, r.converged) << where;
         EXPECT_EQ(s.residual, r.residual) << where;
+        EXPECT_EQ(s.merit, r.merit) << where;
+        EXPECT_TRUE(std::isfinite(s.merit)) << where;
         if (tol > 0.0 && r.converged && r.iterations > 1 && r.iterations < o.max_iterations) ++stopped_inside;
       }
     }
