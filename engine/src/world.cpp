@@ -398,9 +398,15 @@ DetectInput World::detect_input() {
 void World::detect_coefficients() {
   const std::size_t nm = scene_.materials.size();
   coeffs_.resize(contacts_.size());
-  for (std::size_t k = 0; k < contacts_.size(); ++k)
-    coeffs_[k] = pair_coeffs_[std::size_t(model_.material[std::size_t(contacts_[k].body_a)]) * nm +
-                              std::size_t(model_.material[std::size_t(contacts_[k].body_b)])];
+  // and the step's deepest contact (StepStats::max_penetration) in the same pass: a pass of its own
+  // in record_stats read 6.7 MB of contacts from memory at 16,000 boxes (0.4 ms a step)
+  double deepest = stats_.max_penetration;
+  for (std::size_t k = 0; k < contacts_.size(); ++k) {
+    const Contact& c = contacts_[k];
+    coeffs_[k] = pair_coeffs_[std::size_t(model_.material[std::size_t(c.body_a)]) * nm + std::size_t(model_.material[std::size_t(c.body_b)])];
+    deepest = std::max(deepest, c.depth);
+  }
+  stats_.max_penetration = deepest;
 }
 
 // The rigid bodies' poses as a configuration of the constraint interface (joints only: no
@@ -481,9 +487,18 @@ void World::stabilize() {
   opt.abs_tol = scene_.solver_options.abs_tol;
   opt.rel_tol = scene_.solver_options.rel_tol;
   opt.warm_start = false;
-  build_islands(model_.size(), still() ? still_ : model_.fixed, gap_problem_.body_a, gap_problem_.body_b, gap_islands_);
+  // the islands of the velocity problem where the gap problem has the same contacts, body for body,
+  // and no joint rows joined them (no pair added: a pile at rest): the same islands
+  const Islands* islands = nullptr;
+  if (settings_.islands) {
+    const bool same = problem_.joints.count() == 0 && gap_problem_.body_a == problem_.body_a &&
+                      gap_problem_.body_b == problem_.body_b;
+    if (!same)
+      build_islands(model_.size(), still() ? still_ : model_.fixed, gap_problem_.body_a, gap_problem_.body_b, gap_islands_);
+    islands = same ? &islands_ : &gap_islands_;
+  }
   // the displacements M^-1 J_n^T lambda as the sweeps kept them (no pass over the rows again)
-  solve_normal_pgs(gap_problem_, settings_.islands ? &gap_islands_ : nullptr, opt, gap_lambda_, &dw_);
+  solve_normal_pgs(gap_problem_, islands, opt, gap_lambda_, &dw_);
   apply_displacements(model_, dw_, state_, still());
 }
 
@@ -642,7 +657,7 @@ void World::record_stats() {
       for (int e = islands_.body_start[std::size_t(i)]; e < islands_.body_start[std::size_t(i) + 1]; ++e)
         stats_.largest_island_bodies += model_.fixed[std::size_t(islands_.bodies[std::size_t(e)])] ? 0 : 1;
     }
-  for (const Contact& c : contacts_) stats_.max_penetration = std::max(stats_.max_penetration, c.depth);
+  // the rigid contacts' deepest came with detect_coefficients
   for (const SoftContact& c : soft_contacts_) stats_.max_penetration = std::max(stats_.max_penetration, c.depth);
   if (!joints_.empty()) {
     const Configuration c = rigid_configuration(state_);
