@@ -136,7 +136,8 @@ TEST(BandedSweeps, TheClosingStageFollowsTheLastSweepWhereItEndsTheSolve) {
       return false;
     };
     // stop: the sweep (0-based over the solve) whose test is met, -1 none
-    for (const auto& [group, stop] : std::vector<std::pair<int, int>>{{3, -1}, {3, 4}, {3, 2}, {3, 6}, {7, 6}, {7, 3}}) {
+    for (const auto& case_ : std::vector<std::pair<int, int>>{{3, -1}, {3, 4}, {3, 2}, {3, 6}, {7, 6}, {7, 3}}) {
+      const int group = case_.first, stop = case_.second;  // (a structured binding: not capturable before clang 16)
       int base = 0, g_now = 0;  // the wavefront's first sweep and size
       long clock = 0;
       std::vector<long> last_sweep(std::size_t(n), -1), closed_at(std::size_t(n), -1);
