@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 namespace coulomb {
 
@@ -228,20 +229,15 @@ void joint_rows(const Configuration& c, const JointConstraint& j, BlockRows& out
       add_body(out, r, j.b, Vec3::Zero(), nb.cross(ui));
     }
     if (j.limited) {
-      // the joint angle is a's rotation relative to b about the axis, -theta
+      // the joint angle is a's rotation relative to b about the axis, -theta, unwrapped
       const HingeAngle h = hinge_angle(f, j);
-      int r = out.add_row(RowKind::Limit, -h.theta - j.lo, alpha_ang, 0.0, kInfinity);
+      const double angle = unwrap_angle(-h.theta, j.angle_ref);
+      int r = out.add_row(RowKind::Limit, angle - j.lo, alpha_ang, 0.0, kInfinity);
       add_body(out, r, j.a, Vec3::Zero(), -h.Ja);
       add_body(out, r, j.b, Vec3::Zero(), h.Ja);
-      r = out.add_row(RowKind::Limit, j.hi + h.theta, alpha_ang, 0.0, kInfinity);
+      r = out.add_row(RowKind::Limit, j.hi - angle, alpha_ang, 0.0, kInfinity);
       add_body(out, r, j.a, Vec3::Zero(), h.Ja);
       add_body(out, r, j.b, Vec3::Zero(), -h.Ja);
-    }
-    if (j.driven) {  // the angle (a relative to b, -theta) follows its target
-      const HingeAngle h = hinge_angle(f, j);
-      const int r = out.add_row(RowKind::Bilateral, -h.theta - j.drive_target, j.drive_compliance, -kInfinity, kInfinity);
-      add_body(out, r, j.a, Vec3::Zero(), -h.Ja);
-      add_body(out, r, j.b, Vec3::Zero(), h.Ja);
     }
   }
   if (j.type == JointType::Prismatic) {
@@ -272,12 +268,41 @@ void joint_rows(const Configuration& c, const JointConstraint& j, BlockRows& out
     r = out.add_row(RowKind::Limit, j.hi - slide, alpha, 0.0, kInfinity);
     add_prismatic_row(out, r, j, f, n, 1.0);
   }
-  if (j.type == JointType::Prismatic && j.driven) {  // the slide follows its target
-    const Vec3 n = f.Ra * j.axis_a;
-    const int r = out.add_row(RowKind::Bilateral, n.dot(f.pa - f.pb) - j.drive_target, j.drive_compliance,
-                              -kInfinity, kInfinity);
-    add_prismatic_row(out, r, j, f, n, -1.0);
+  if (j.driven && (j.type == JointType::Hinge || j.type == JointType::Prismatic)) {  // the coordinate follows its target
+    const JointCoordinate q = joint_coordinate(c, j);
+    const bool bounded = j.drive_max_force < kInfinity;
+    const int r = out.add_row(bounded ? RowKind::Actuator : RowKind::Bilateral, q.value - j.drive_target,
+                              j.drive_compliance, -j.drive_max_force, j.drive_max_force);
+    add_body(out, r, j.a, q.J_a.head<3>(), q.J_a.tail<3>());
+    add_body(out, r, j.b, q.J_b.head<3>(), q.J_b.tail<3>());
   }
+}
+
+double unwrap_angle(double angle, double ref) { return ref + std::remainder(angle - ref, 2.0 * std::numbers::pi); }
+
+JointCoordinate joint_coordinate(const Configuration& c, const JointConstraint& j) {
+  JointCoordinate q;
+  const JointFrames f = joint_frames(c, j);
+  BlockRows row;
+  row.clear();
+  if (j.type == JointType::Hinge) {  // a's rotation relative to b about the axis: -theta
+    const HingeAngle h = hinge_angle(f, j);
+    q.value = unwrap_angle(-h.theta, j.angle_ref);
+    if (j.a >= 0) q.J_a.tail<3>() = -h.Ja;
+    if (j.b >= 0) q.J_b.tail<3>() = h.Ja;
+    return q;
+  }
+  if (j.type != JointType::Prismatic) return q;
+  // a's displacement relative to b along the axis, n . (p_a - p_b)
+  const Vec3 n = f.Ra * j.axis_a;
+  q.value = n.dot(f.pa - f.pb);
+  const int r = row.add_row(RowKind::Bilateral, 0.0, 0.0, -kInfinity, kInfinity);
+  add_prismatic_row(row, r, j, f, n, -1.0);
+  for (int d = 0; d < row.dofs; ++d) {
+    const Vec6 J = row.J.block<1, 6>(r, 6 * d).transpose();
+    (row.dof[std::size_t(d)] == j.a ? q.J_a : q.J_b) = J;
+  }
+  return q;
 }
 
 JointError joint_error(const Configuration& c, const JointConstraint& j) {

@@ -17,7 +17,7 @@ void integrate_positions(const RigidModel& m, RigidState& s, double h, const std
   const std::vector<std::uint8_t>& hold = still ? *still : m.fixed;
   for (int i = 0; i < m.size(); ++i) {
     const auto k = std::size_t(i);
-    if (hold[k]) continue;
+    if (hold[k] && !m.kinematic[k]) continue;  // a kinematic body moves with its set velocity
     s.x[k] += h * s.v[k];
     const Eigen::Vector4d dq = h * quaternion_rate(s.q[k], s.w[k]);  // eq. 67
     Quat& Q = s.q[k];
@@ -27,13 +27,18 @@ void integrate_positions(const RigidModel& m, RigidState& s, double h, const std
 }
 
 void free_velocities(const RigidModel& m, const RigidState& s, const Vec3& gravity, double h,
-                     bool implicit_gyroscopic, std::vector<Vec6>& u_free, const std::vector<std::uint8_t>* still) {
+                     bool implicit_gyroscopic, std::vector<Vec6>& u_free, const std::vector<std::uint8_t>* still,
+                     const std::vector<Vec6>* wrench) {
   const std::vector<std::uint8_t>& hold = still ? *still : m.fixed;
   u_free.resize(std::size_t(m.size()));
   for (int i = 0; i < m.size(); ++i) {
     const auto k = std::size_t(i);
     Vec6& u = u_free[k];
-    if (hold[k]) { u.setZero(); continue; }
+    if (hold[k]) {  // a kinematic body keeps the velocity it was given
+      if (m.kinematic[k]) u << s.v[k], s.w[k];
+      else u.setZero();
+      continue;
+    }
     u.head<3>() = s.v[k] + h * gravity;
     const Quat& Q = s.q[k];
     const Vec3 I = m.inertia[k];
@@ -50,6 +55,11 @@ void free_velocities(const RigidModel& m, const RigidState& s, const Vec3& gravi
       w2 = w1 - h * I.cwiseInverse().cwiseProduct(w1.cross(I.cwiseProduct(w1)));
     }
     u.tail<3>() = Q * w2;
+    if (wrench) {  // h M^-1 (f, tau) of the applied loads
+      const Vec6& f = (*wrench)[k];
+      u.head<3>() += h * m.inv_mass[k] * f.head<3>();
+      u.tail<3>() += h * (Q * m.inv_inertia[k].cwiseProduct(Q.conjugate() * f.tail<3>()));
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 #include <coulomb/joint_rows.h>
 
 #include <Eigen/Eigenvalues>
+#include <cmath>
 
 namespace coulomb {
 
@@ -15,7 +16,8 @@ void JointRows::clear() {
   J_b.clear();
   b.clear();
   eps.clear();
-  limit.clear();
+  lo.clear();
+  hi.clear();
   MinvJT_a.clear();
   MinvJT_b.clear();
   equality_rows.clear();
@@ -44,7 +46,10 @@ void JointRows::add_joint(int a, int b_body, const BlockRows& rows, const std::v
     J_b.push_back(jb);
     b.push_back(v);
     eps.push_back(rows.compliance(r, r) / (dt * dt));
-    limit.push_back(rows.kind[std::size_t(r)] == RowKind::Limit ? 1 : 0);
+    // bounds on the row's force, as impulses over the step (0 and infinity stay as they are)
+    const bool forces = rows.kind[std::size_t(r)] == RowKind::Actuator;
+    lo.push_back(forces ? rows.lo[r] * dt : rows.lo[r]);
+    hi.push_back(forces ? rows.hi[r] * dt : rows.hi[r]);
   }
   row_start.push_back(int(b.size()));
 }
@@ -77,7 +82,7 @@ void JointRows::finalize(const std::vector<double>& inv_mass, const std::vector<
         A(r, s) = J_a[std::size_t(r0 + r)].dot(MinvJT_a[std::size_t(r0 + s)]) +
                   J_b[std::size_t(r0 + r)].dot(MinvJT_b[std::size_t(r0 + s)]) + (r == s ? eps[std::size_t(r0 + r)] : 0.0);
     int m = 0;
-    while (m < n && !limit[std::size_t(r0 + m)]) ++m;
+    while (m < n && std::isinf(lo[std::size_t(r0 + m)]) && std::isinf(hi[std::size_t(r0 + m)])) ++m;
     equality_rows.push_back(m);
     for (int r = 0; r < n; ++r)
       for (int s = 0; s < n; ++s) block.push_back(A(r, s));
@@ -120,7 +125,8 @@ void JointRows::append_from(const JointRows& o, int j, int a_local, int b_local)
     J_b.push_back(o.J_b[i]);
     b.push_back(o.b[i]);
     eps.push_back(o.eps[i]);
-    limit.push_back(o.limit[i]);
+    lo.push_back(o.lo[i]);
+    hi.push_back(o.hi[i]);
   }
   row_start.push_back(int(b.size()));
 }

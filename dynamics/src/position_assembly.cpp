@@ -39,7 +39,7 @@ void assemble_position_problem(const PositionAssemblyInput& in, PositionProblem&
 
   // rigid DOFs: v~ then q~ (seed 002 eq. 8, s.3.2)
   std::vector<Vec6> u;
-  free_velocities(m, s, in.gravity, h, /*implicit_gyroscopic*/ true, u);
+  free_velocities(m, s, in.gravity, h, /*implicit_gyroscopic*/ true, u, nullptr, in.wrench);
   RigidState predicted = s;
   for (int i = 0; i < m.size(); ++i) {
     const auto k = std::size_t(i);
@@ -71,6 +71,8 @@ void assemble_position_problem(const PositionAssemblyInput& in, PositionProblem&
       const double im = body.inv_mass[std::size_t(i)];
       out.p_inv_mass[k] = im;
       out.pv[k] = im > 0.0 ? Vec3(body.v[std::size_t(i)] + h * in.gravity) : Vec3::Zero();
+      if (im > 0.0 && in.vertex_force && !(*in.vertex_force)[b].empty())
+        out.pv[k] += h * im * (*in.vertex_force)[b][std::size_t(i)];
       out.px0[k] = body.x[std::size_t(i)];
       out.px[k] = body.x[std::size_t(i)] + h * out.pv[k];
     }

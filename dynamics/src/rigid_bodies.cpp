@@ -8,6 +8,7 @@ int RigidModel::add(const std::string& body_name, int shape_id, int material_id,
   shape.push_back(shape_id);
   material.push_back(material_id);
   fixed.push_back(is_fixed ? 1 : 0);
+  kinematic.push_back(0);
   mass.push_back(is_fixed ? 0.0 : m);
   inv_mass.push_back(is_fixed ? 0.0 : 1.0 / m);
   inertia.push_back(is_fixed ? Vec3::Zero() : principal_moments);

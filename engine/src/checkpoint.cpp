@@ -55,6 +55,54 @@ std::vector<Quat> read_quats(const Json& j, const std::string& ptr) {
   return out;
 }
 
+Json vec6s(const std::vector<Vec6>& vs) {
+  Json a = Json::array();
+  for (const Vec6& v : vs) a.push_back(std::vector<double>(v.data(), v.data() + 6));
+  return a;
+}
+
+std::vector<Vec6> read_vec6s(const Json& j, const std::string& ptr) {
+  detail::as_array(j, ptr);
+  std::vector<Vec6> out;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const std::string p = child_pointer(ptr, i);
+    if (!j[i].is_array() || j[i].size() != 6) throw InputError(p, "expected an array of 6 numbers");
+    Vec6 v;
+    for (int k = 0; k < 6; ++k) v[k] = detail::as_number(j[i][std::size_t(k)], child_pointer(p, std::size_t(k)));
+    out.push_back(v);
+  }
+  return out;
+}
+
+Json control_json(const Control& c) {
+  Json vf = Json::array(), vsf = Json::array();
+  for (const auto& f : c.vertex_force) vf.push_back(vec3s(f));
+  for (const auto& f : c.vertex_step_force) vsf.push_back(vec3s(f));
+  return {{"wrench", vec6s(c.wrench)},       {"step_wrench", vec6s(c.step_wrench)}, {"vertex_force", vf},
+          {"vertex_step_force", vsf},          {"command", c.command},                {"commanded", c.commanded}};
+}
+
+Control read_control(const Json& j) {
+  detail::ObjectReader r(j, "/control");
+  Control c;
+  c.wrench = read_vec6s(r.require("wrench"), "/control/wrench");
+  c.step_wrench = read_vec6s(r.require("step_wrench"), "/control/step_wrench");
+  for (const char* key : {"vertex_force", "vertex_step_force"}) {
+    const std::string ptr = std::string("/control/") + key;
+    const Json& a = detail::as_array(r.require(key), ptr);
+    auto& out = std::string(key) == "vertex_force" ? c.vertex_force : c.vertex_step_force;
+    for (std::size_t i = 0; i < a.size(); ++i) out.push_back(read_vec3s(a[i], child_pointer(ptr, i)));
+  }
+  const Json& command = detail::as_array(r.require("command"), "/control/command");
+  for (std::size_t i = 0; i < command.size(); ++i)
+    c.command.push_back(detail::as_number(command[i], child_pointer("/control/command", i)));
+  const Json& commanded = detail::as_array(r.require("commanded"), "/control/commanded");
+  for (std::size_t i = 0; i < commanded.size(); ++i)
+    c.commanded.push_back(std::uint8_t(detail::as_int(commanded[i], child_pointer("/control/commanded", i), 0, 1)));
+  r.finish();
+  return c;
+}
+
 }  // namespace
 
 Json state_json(const State& s) {
@@ -73,7 +121,9 @@ Json state_json(const State& s) {
           {"soft", soft},
           {"contact_cache", cache},
           {"joint_cache", s.joint_cache},
-          {"sleep", {{"timer", s.sleep.timer}, {"island", s.sleep.island}}}};
+          {"sleep", {{"timer", s.sleep.timer}, {"island", s.sleep.island}}},
+          {"joint_angle", s.joint_angle},
+          {"control", control_json(s.control)}};
 }
 
 State state_from_json(const Json& j) {
@@ -124,6 +174,13 @@ State state_from_json(const Json& j) {
       s.sleep.island.push_back(detail::as_int(island[i], child_pointer("/sleep/island", i), -1));
     r.finish();
   }
+  // joint angles and control (absent from checkpoints written before they existed: the defaults)
+  if (const Json* angles = top.find("joint_angle")) {
+    detail::as_array(*angles, "/joint_angle");
+    for (std::size_t i = 0; i < angles->size(); ++i)
+      s.joint_angle.push_back(detail::as_number((*angles)[i], child_pointer("/joint_angle", i)));
+  }
+  if (const Json* control = top.find("control")) s.control = read_control(*control);
   top.finish();
   return s;
 }

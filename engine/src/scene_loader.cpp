@@ -367,6 +367,9 @@ void parse_bodies(ObjectReader& top, SceneDef& scene, NameTable& names) {
     b.velocity = r.vec3("velocity", b.velocity);
     b.angular_velocity = r.vec3("angular_velocity", b.angular_velocity);
     b.fixed = r.boolean("fixed", b.fixed);
+    b.kinematic = r.boolean("kinematic", false);
+    if (b.fixed && b.kinematic)
+      throw InputError(r.pointer_of("kinematic"), "a body is fixed or kinematic, not both (a kinematic body moves)");
     b.mass = r.optional_number("mass", Range::positive());
     if (const Json* inertia = r.find("inertia")) b.inertia = as_vec3(*inertia, r.pointer_of("inertia"), Range::positive());
     r.finish();
@@ -578,7 +581,9 @@ SceneDef parse_scene(const nlohmann::json& doc, const std::filesystem::path& bas
   parse_generators(top, scene, names);
   detail::parse_soft_bodies(top, scene, names);
   detail::parse_joints(top, scene);
+  detail::parse_actuators(top, scene);
   detail::check_solver_supports(scene);
+  detail::check_solver_supports_actuators(scene);
 
   top.finish();
   return scene;

@@ -182,8 +182,6 @@ JointDef parse_rigid_joint(ObjectReader& r, JointType type, std::size_t k, const
     d.hi = (*lim)[1].get<double>();
     if (!std::isfinite(d.lo) || !std::isfinite(d.hi) || d.lo > d.hi)
       throw InputError(ptr, "expected finite limits with lo <= hi");
-    if (type == JointType::Hinge && (d.lo <= -std::numbers::pi || d.hi >= std::numbers::pi))
-      throw InputError(ptr, "hinge limits are angles in (-pi, pi) radians");
     if (!(d.lo <= 0.0 && d.hi >= 0.0))
       throw InputError(ptr, "the joint starts at 0 (its load-time pose), which must lie within [lo, hi]");
     d.limited = true;
@@ -198,21 +196,8 @@ JointDef parse_rigid_joint(ObjectReader& r, JointType type, std::size_t k, const
     for (const auto& [key, v] : drive->items())
       if (key != "target" && key != "compliance")
         throw InputError(ptr + "/" + key, "unknown key (known keys: target, compliance)");
-    const Json* target = drive->contains("target") ? &(*drive)["target"] : nullptr;
-    if (!target || !target->is_array() || target->empty())
-      throw InputError(ptr + "/target", "expected a non-empty array of [time, value] points");
-    double last = -std::numeric_limits<double>::infinity();
-    for (std::size_t i = 0; i < target->size(); ++i) {
-      const Json& p = (*target)[i];
-      const std::string pp = ptr + "/target/" + std::to_string(i);
-      if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number())
-        throw InputError(pp, "expected [time, value]");
-      const double t = p[0].get<double>(), v = p[1].get<double>();
-      if (!std::isfinite(t) || !std::isfinite(v)) throw InputError(pp, "expected finite numbers");
-      if (!(t > last)) throw InputError(pp, "times must increase");
-      last = t;
-      d.drive.emplace_back(t, v);
-    }
+    if (!drive->contains("target")) throw InputError(ptr + "/target", "expected a non-empty array of [time, value] points");
+    d.drive = parse_time_schedule((*drive)["target"], ptr + "/target");
     if (drive->contains("compliance")) {
       const Json& c = (*drive)["compliance"];
       if (!c.is_number() || !std::isfinite(c.get<double>()) || c.get<double>() < 0.0)

@@ -185,7 +185,7 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     Pose body_in_shape;
     Vec3 moments = Vec3::Zero();
     double mass = 0.0;
-    if (!d.fixed) {
+    if (!d.fixed && !d.kinematic) {
       MassProperties mp;
       try {
         mp = mass_properties(scene_.shapes, d.shape, scene_.materials[std::size_t(d.material)].density);
@@ -204,7 +204,8 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
         throw InputError(where, "body '" + d.name + "' has no positive mass or inertia");
       check_simulable_mass(scene_, d, where, mass, moments, body_in_shape);
     }
-    model_.add(d.name, d.shape, d.material, d.fixed, mass, moments, body_in_shape.inverse());
+    model_.add(d.name, d.shape, d.material, d.fixed || d.kinematic, mass, moments, body_in_shape.inverse());
+    model_.kinematic[i] = d.kinematic ? 1 : 0;
     const Pose body_world = shape_world * body_in_shape;
     state_.x[i] = body_world.p;
     state_.q[i] = body_world.q;
@@ -213,6 +214,9 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
       state_.v[i] = d.velocity + d.angular_velocity.cross(body_world.p - shape_world.p);
     }
     check_finite_start(scene_, d, where, body_world, state_.v[i], state_.w[i], mass, moments);
+    if (d.kinematic && scene_.sleep.enabled)
+      throw InputError(where, "body '" + d.name + "' is kinematic: sleeping islands (\"sleep\") do not watch kinematic "
+                                "bodies, so one could move into a sleeping pile without waking it; turn sleep off");
   }
 
   // the smallest impulse that matters: the lightest body's weight over one step
@@ -286,9 +290,7 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     j.hi = d.hi;
     j.compliance = d.compliance;
     j.angular_compliance = d.angular_compliance >= 0.0 ? d.angular_compliance : d.compliance;
-    j.driven = !d.drive.empty();
-    j.drive_compliance = d.drive_compliance;
-    joints_.push_back(j);
+    joints_.push_back(j);  // drives: init_control, from the actuators
     if (d.b >= 0 && !d.collide) jointed_pairs_.emplace_back(std::min(d.a, d.b), std::max(d.a, d.b));
   }
   std::sort(jointed_pairs_.begin(), jointed_pairs_.end());
@@ -300,6 +302,7 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
       if (a.body >= 0) va.anchor = state_.body_pose(a.body).apply_inverse(va.anchor);
       attachments_.push_back(va);
     }
+  init_control();
 }
 
 int World::find_soft_body(const std::string& name) const {
@@ -325,6 +328,7 @@ BodyState World::body(int id) const {
   b.angular_velocity = state_.w[k];
   b.velocity = state_.v[k] + state_.w[k].cross(sp.p - state_.x[k]);
   b.fixed = model_.fixed[k] != 0;
+  b.kinematic = model_.kinematic[k] != 0;
   b.mass = model_.mass[k];
   return b;
 }
@@ -374,7 +378,7 @@ DetectInput World::detect_input() {
   const double accel = scene_.gravity.norm() * dt * dt;
   for (int i = 0; i < nb; ++i) {
     const auto k = std::size_t(i);
-    const bool moves = !model_.fixed[k];
+    const bool moves = !model_.fixed[k] || model_.kinematic[k];
     travel_[k] = moves ? Vec3(dt * state_.v[k]) : Vec3::Zero();
     turn_[k] = moves ? dt * state_.w[k].norm() * bound_radius_[k] : 0.0;
     reach_[k] = moves ? travel_[k].norm() + turn_[k] + accel : 0.0;
@@ -409,16 +413,6 @@ void World::detect_coefficients() {
   stats_.max_penetration = deepest;
 }
 
-// The rigid bodies' poses as a configuration of the constraint interface (joints only: no
-// linearised lever arms, no particles).
-static Configuration rigid_configuration(const RigidState& s) {
-  Configuration c;
-  c.x = s.x.data();
-  c.q = s.q.data();
-  c.num_rigid = int(s.x.size());
-  return c;
-}
-
 // The joints' rows at the detection configuration, linearised in the velocities
 // (dynamics/joint_rows.h), into the contact problem, and their warm start.
 void World::assemble_joints() {
@@ -427,6 +421,7 @@ void World::assemble_joints() {
     solution_.joint_lambda.clear();
     return;
   }
+  actuate_drives();  // at the detection configuration, where the rows are evaluated
   const Configuration c = rigid_configuration(state_);
   BlockRows rows;
   for (const JointConstraint& j : joints_) {
@@ -528,24 +523,9 @@ StepResult World::step() {
   return result;
 }
 
-// The drives' targets at the end of the coming step (a piecewise-linear schedule, held outside it).
-void World::update_drives() {
-  const double t = double(step_ + 1) * scene_.dt;
-  for (std::size_t k = 0; k < joints_.size(); ++k) {
-    const auto& s = scene_.joints[k].drive;
-    if (s.empty()) continue;
-    double v = s.back().second;
-    if (t <= s.front().first) v = s.front().second;
-    for (std::size_t i = 0; i + 1 < s.size(); ++i)
-      if (t >= s[i].first && t < s[i + 1].first)
-        v = s[i].second + (t - s[i].first) / (s[i + 1].first - s[i].first) * (s[i + 1].second - s[i].second);
-    joints_[k].drive_target = v;
-  }
-}
-
 StepResult World::run_stages() {
   if (stage_fault_) stage_fault_(step_ + 1);
-  update_drives();
+  apply_commands();  // the actuators' commands and the step's applied loads (world_control.cpp)
   switch (solver_->kind) {  // the stage list of the solver's problem kind (solvers/solver.h)
     case ProblemKind::Position: return run_position_stages();  // world_position.cpp (seed 002)
     case ProblemKind::Velocity: break;                          // the stages below
@@ -573,7 +553,7 @@ StepResult World::run_stages() {
   // 3 assemble at the detection configuration (eq. 42a: M, J, h at q^{t+1/2} for Moreau)
   t0 = Clock::now();
   free_velocities(model_, state_, scene_.gravity, dt, scene_.integrator == IntegratorType::ImplicitEuler, u_free_,
-                 still());
+                 still(), &load_);
   AssemblySettings as;
   as.dt = dt;
   // A speculative contact may close its gap over one dt: for Moreau that is the rest of this
@@ -616,6 +596,7 @@ StepResult World::run_stages() {
 
   // 7 record
   record_stats();
+  observe();  // joint states, actuator efforts (world_control.cpp)
   advise_huge_pages();
   stats_.wall_ms = ms_since(t_step);
   return check_state();

@@ -85,6 +85,9 @@ StepResult World::run_position_stages() {
   pin.joints = &joints_;
   pin.gravity = scene_.gravity;
   pin.dt = dt;
+  pin.wrench = &load_;
+  pin.vertex_force = &vertex_load_;
+  actuate_drives();  // at q^l, from which the solver's rows start
   assemble_position_problem(pin, pproblem_);  // every impulse starts at zero (see solvers/README.md)
   stats_.assemble_ms = ms_since(t0);
 
@@ -259,6 +262,7 @@ StepResult World::run_position_stages() {
 
   // 7 record
   record_stats();
+  observe();  // joint states, actuator efforts (world_control.cpp)
   stats_.wall_ms = ms_since(t_step);
   return check_state();
 }

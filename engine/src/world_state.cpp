@@ -46,6 +46,9 @@ State World::state() const {
   s.contact_cache = cache_;
   s.joint_cache = joint_cache_;
   s.sleep = sleep_;
+  s.joint_angle.resize(joints_.size());
+  for (std::size_t j = 0; j < joints_.size(); ++j) s.joint_angle[j] = joints_[j].angle_ref;
+  s.control = control_;
   s.step = step_;
   s.time = time_;
   return s;
@@ -82,6 +85,13 @@ void World::set_state(const State& s) {
   if (s.step < 0 || !std::isfinite(s.time))
     throw InputError("State", "step must be >= 0 and time finite (got step " + std::to_string(s.step) + ")");
   check_sleep_state(s);
+  if (!s.joint_angle.empty()) {
+    if (s.joint_angle.size() != joints_.size())
+      throw InputError("State", size_mismatch("joint_angle", s.joint_angle.size(), joints_.size()));
+    for (double a : s.joint_angle)
+      if (!std::isfinite(a)) throw InputError("State", "joint_angle holds a NaN or infinite angle");
+  }
+  check_control(s.control);
 
   restore_sleep(s);  // before state_ changes: it compares the sleeping bodies' poses with it
   state_ = s.rigid;
@@ -91,6 +101,12 @@ void World::set_state(const State& s) {
   }
   cache_ = s.contact_cache;
   joint_cache_ = s.joint_cache;
+  for (std::size_t j = 0; j < joints_.size(); ++j) joints_[j].angle_ref = s.joint_angle.empty() ? 0.0 : s.joint_angle[j];
+  if (s.control.empty()) {  // a State without control: no loads, the scene's commands
+    init_control();
+  } else {
+    control_ = s.control;
+  }
   step_ = s.step;
   time_ = s.time;
 
@@ -103,6 +119,9 @@ void World::set_state(const State& s) {
   islands_ = Islands{};
   soft_contacts_.clear();
   pproblem_ = PositionProblem{};
+  std::fill(actuator_effort_.begin(), actuator_effort_.end(), 0.0);
+  observe_joints(false);
+  records_valid_ = false;
 }
 
 }  // namespace coulomb

@@ -7,10 +7,10 @@
 
 `coulomb sweep SPEC.json --out DIR` (coulomb.sweep) runs parameter sweeps on Dask.
 """
-from ._coulomb import (Scene, SceneError, SimulationError, State, World, apply_overrides, fclib_solve, info,
+from ._coulomb import (Batch, Scene, SceneError, SimulationError, State, World, apply_overrides, fclib_solve, info,
                        load_scene, read_scene, set_log_level, solvers, validate)
 
 __version__ = info()["version"]
 
-__all__ = ["Scene", "SceneError", "SimulationError", "State", "World", "apply_overrides", "fclib_solve", "info",
+__all__ = ["Batch", "Scene", "SceneError", "SimulationError", "State", "World", "apply_overrides", "fclib_solve", "info",
            "load_scene", "read_scene", "set_log_level", "solvers", "validate"]

@@ -7,6 +7,7 @@
 
 namespace coulomb::python {
 void bind_world(pybind11::module_& m);
+void bind_batch(pybind11::module_& m);
 }
 
 PYBIND11_MODULE(_coulomb, m) {
@@ -14,4 +15,5 @@ PYBIND11_MODULE(_coulomb, m) {
   coulomb::python::register_errors(m);
   coulomb::python::bind_scenes(m);
   coulomb::python::bind_world(m);
+  coulomb::python::bind_batch(m);
 }

@@ -21,6 +21,7 @@
 
 #include "errors.h"
 #include "json_convert.h"
+#include "py_world.h"
 #include "scenes.h"
 
 namespace py = pybind11;
@@ -28,26 +29,6 @@ namespace py = pybind11;
 namespace coulomb::python {
 
 namespace {
-
-struct PyWorld {
-  std::unique_ptr<World> world;
-  int failed_step = 0;  // the step that failed (0: none), for a step() called again after it
-  std::atomic<bool> busy{false};
-
-  World& get() {
-    if (busy.load()) throw std::runtime_error("this World is stepping in another thread");
-    return *world;
-  }
-};
-
-// Marks the world busy for the scope (the GIL is released inside).
-struct Busy {
-  PyWorld& w;
-  explicit Busy(PyWorld& pw) : w(pw) {
-    if (w.busy.exchange(true)) throw std::runtime_error("this World is stepping in another thread");
-  }
-  ~Busy() { w.busy.store(false); }
-};
 
 enum class Field { Position, Orientation, Velocity, AngularVelocity };
 const char* field_name(Field f) {
@@ -132,12 +113,12 @@ void write_field(PyWorld& pw, Field f, const py::array_t<double, py::array::c_st
       }
       case Field::Velocity:
         if (row == b.velocity) continue;
-        if (b.fixed) throw py::value_error(name + ": " + body + " is fixed: its velocities stay zero");
+        if (b.fixed && !b.kinematic) throw py::value_error(name + ": " + body + " is fixed: its velocities stay zero");
         v = row + omega.cross(x - b.position);
         break;
       case Field::AngularVelocity:
         if (row == b.angular_velocity) continue;
-        if (b.fixed) throw py::value_error(name + ": " + body + " is fixed: its velocities stay zero");
+        if (b.fixed && !b.kinematic) throw py::value_error(name + ": " + body + " is fixed: its velocities stay zero");
         omega = row;
         v = b.velocity + omega.cross(x - b.position);
         break;
@@ -240,7 +221,7 @@ void bind_world(py::module_& m) {
                std::to_string(s.rigid.x.size()) + " bodies, " + std::to_string(s.soft.size()) + " soft bodies>";
       });
 
-  py::class_<PyWorld>(m, "World",
+  PyWorldClass cls = py::class_<PyWorld>(m, "World",
                       "A simulation: World(scene, solver=None, overrides=None, steps=None, dt=None, threads=1, "
                       "max_speed=1e3, islands=True, base_dir=None). `scene` is a path, a dict or a coulomb.Scene; "
                       "the keywords are `coulomb run`'s --solver, --set (a dict {pointer: value} or a list of "
@@ -344,6 +325,7 @@ void bind_world(py::module_& m) {
                std::to_string(w.soft_body_count()) + " soft bodies, step " + std::to_string(w.step_count()) + "/" +
                std::to_string(w.total_steps()) + ">";
       });
+  bind_control(cls);
 }
 
 }  // namespace coulomb::python

@@ -291,12 +291,24 @@ double Newton::build_system(bool first) {
       const double c = rows_.value[std::size_t(r)];
       const double P = P_[std::size_t(r)];
       double& C = Cb[i * nb + i];
-      if (kind == RowKind::Bilateral) {
+      // a drive with a force bound is the box NCP P = mid(lo h, P - rho / (h w), hi h), w the
+      // row's inverse mass: bilateral inside the box, its impulse known at a bound
+      const double box_lo = rows_.lo[std::size_t(r)] * h_, box_hi = rows_.hi[std::size_t(r)] * h_;
+      const double trial = kind == RowKind::Actuator
+                               ? P - (c + E[i * nb + i] * P / h_) / (h_ * std::max(row_inv_mass(r), 1e-300))
+                               : 0.0;
+      if (kind == RowKind::Bilateral || (kind == RowKind::Actuator && trial > box_lo && trial < box_hi)) {
         const double alpha = E[i * nb + i];
         const double rho = c + alpha * P / h_;
         C = alpha / (h_ * h_);
         rhs_[std::size_t(r)] = rho / h_;
         residual = std::max(residual, std::abs(rho) / h_);
+      } else if (kind == RowKind::Actuator) {
+        const double bound = trial <= box_lo ? box_lo : box_hi;
+        coupled_[std::size_t(r)] = 0;
+        known_[std::size_t(r)] = bound - P;
+        C = 1.0;
+        residual = std::max(residual, std::abs(bound - P) * row_inv_mass(r));
       } else if (kind == RowKind::ContactNormal || kind == RowKind::Limit) {
         const double alpha_c = E[i * nb + i];  // a limit's compliance (contacts: 0)
         const double rn = n_.scaling == NcpScaling::Complementarity ? h_ * h_ * std::max(row_inv_mass(r), 1e-300)

@@ -411,14 +411,15 @@ void Solver::push_rows(const BlockRows& rows, const JointImpulse& dP, Slot*& slo
 
 // A joint block (constraints.h joint_rows, re-evaluated at the current iterate): its equality
 // rows by one block solve of eq. 20-21 with compliance, [h J M^-1 J^T + alpha / h] dP =
-// -(C + alpha P / h), then its limit rows one at a time with P >= 0.
+// -(C + alpha P / h), then its other rows one at a time: limits with P >= 0, a bounded drive
+// within its force bound.
 double Solver::update_joint(int k, double omega, double beta, Slot* slots) {
   const JointConstraint& j = p_.joints[std::size_t(k)];
   BlockRows rows;
   joint_rows(p_.configuration(), j, rows);
   const int n = rows.rows;
   int m = 0;
-  while (m < n && rows.kind[std::size_t(m)] != RowKind::Limit) ++m;
+  while (m < n && rows.kind[std::size_t(m)] == RowKind::Bilateral) ++m;
   // N = h J M^-1 J^T + alpha / h over the block's rows
   using MatN = Eigen::Matrix<double, kMaxBlockRows, kMaxBlockRows>;
   MatN N = MatN::Zero();
@@ -445,7 +446,12 @@ double Solver::update_joint(int k, double omega, double beta, Slot* slots) {
   if (!step.allFinite()) return 0.0;
   const JointImpulse momentum = gated(step, JointImpulse(beta * (P - prev_joint_[std::size_t(k)])));
   JointImpulse Pn = P + step + momentum;
-  for (int i = m; i < n; ++i) Pn[i] = std::max(0.0, Pn[i]);  // limit rows push only
+  // limit rows push only; a bounded drive's impulse stays within its force bound times h
+  for (int i = m; i < n; ++i) {
+    const RowKind kind = rows.kind[std::size_t(i)];
+    if (kind == RowKind::Limit) Pn[i] = std::max(0.0, Pn[i]);
+    if (kind == RowKind::Actuator) Pn[i] = std::clamp(Pn[i], rows.lo[i] * h_, rows.hi[i] * h_);
+  }
   const JointImpulse dP = Pn - P;
   progress_[std::size_t(nc() + ne() + na() + k)] = step.dot(dP);
   P = Pn;
@@ -475,8 +481,11 @@ double Solver::constraint_error() const {
   BlockRows rows;
   for (const JointConstraint& j : p_.joints) {
     joint_rows(p_.configuration(), j, rows);
-    for (int r = 0; r < rows.rows; ++r)
-      e += std::pow(rows.kind[std::size_t(r)] == RowKind::Limit ? std::min(0.0, rows.value[r]) : rows.value[r], 2);
+    for (int r = 0; r < rows.rows; ++r) {
+      const RowKind kind = rows.kind[std::size_t(r)];
+      if (kind == RowKind::Actuator) continue;  // a saturated drive is not violated
+      e += std::pow(kind == RowKind::Limit ? std::min(0.0, rows.value[r]) : rows.value[r], 2);
+    }
   }
   return std::sqrt(e);
 }

@@ -31,6 +31,8 @@
 
 namespace coulomb {
 
+inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
 // A configuration as flat arrays (no ownership). Rigid bodies: centre of mass x, orientation q
 // and angular velocity w with the step h (the linearised lever arms of contacts rotate by h w,
 // see ConstraintSide); particles: positions px.
@@ -128,13 +130,34 @@ struct JointConstraint {
   double lo = 0.0, hi = 0.0;    // limits (rad or m)
   double compliance = 0.0;          // linear rows (unit: m/N)
   double angular_compliance = 0.0;  // angular rows: hinge axis, angular locks, hinge limits (rad/(N m))
-  // A position drive (hinge, prismatic): one more bilateral row, last in the block,
-  // coordinate - drive_target = 0 with compliance drive_compliance (the World moves the target
-  // along the scene's schedule each step). Not counted in joint_error: it is a servo, not a violation.
+  // A drive (hinge, prismatic): one more row, last in the block, coordinate - drive_target = 0
+  // with compliance drive_compliance, whose force is bounded by drive_max_force (a Bilateral row
+  // when unbounded, an Actuator row otherwise). The World sets target and compliance each step
+  // from the joint's actuator (engine/control.h: a position servo or a velocity motor is this row
+  // with an effective target and compliance). Not counted in joint_error: it is a servo, not a
+  // violation.
   bool driven = false;
-  double drive_target = 0.0;      // (unit: rad or m)
-  double drive_compliance = 0.0;  // (unit: rad/(N m) or m/N)
+  double drive_target = 0.0;         // (unit: rad or m)
+  double drive_compliance = 0.0;     // (unit: rad/(N m) or m/N)
+  double drive_max_force = kInfinity;  // |force| bound of the drive row (unit: N m or N)
+  // Hinge only: the unwrapped angle the joint had at the end of the last step. The angle is read
+  // as the multi-turn value nearest to it, so that limits and targets work at any angle, across
+  // +-pi too (the World updates it each step; it is part of the State).
+  double angle_ref = 0.0;  // (unit: rad)
 };
+
+// A hinge's or a prismatic joint's coordinate: the unwrapped angle of a relative to b about the
+// axis (rad), or a's slide relative to b along the axis (m), with its Jacobian on each body's
+// (v, omega) (world frame; zero for a world side), so that J_a u_a + J_b u_b is its rate. The
+// generalised force tau on the coordinate acts on body a as the wrench J_a^T tau and on b as
+// J_b^T tau.
+struct JointCoordinate {
+  double value = 0.0;
+  Vec6 J_a = Vec6::Zero(), J_b = Vec6::Zero();
+};
+JointCoordinate joint_coordinate(const Configuration& c, const JointConstraint& j);
+// The multi-turn angle nearest to `ref` that equals `angle` modulo 2 pi (unit: rad).
+double unwrap_angle(double angle, double ref);
 
 // The rows a joint has (without limits): 3 ball, 5 hinge, 5 prismatic, 6 fixed.
 int joint_equality_rows(JointType t);
@@ -145,12 +168,12 @@ enum class RowKind : std::uint8_t {
   ContactFriction,  // |lambda_t, lambda_s| <= mu lambda_n (the two rows after the normal row)
   Bilateral,        // joint and attachment equality rows, lambda free
   Limit,            // joint limit rows, lambda >= 0
-  Element           // FEM element rows (compliance form, lambda free)
+  Element,          // FEM element rows (compliance form, lambda free)
+  Actuator          // a drive row with a bounded force: lo <= f <= hi (BlockRows::lo/hi, unit: N or N m)
 };
 
 inline constexpr int kMaxBlockRows = 8;
 inline constexpr int kMaxBlockDofs = 6;
-inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // One block's rows at one configuration. Entry (r, d) of the Jacobian is the 1x6 block
 // J.block<1, 6>(r, 6 d) for DOF dof[d] (a particle uses its first 3 columns).

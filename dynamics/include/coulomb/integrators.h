@@ -22,10 +22,12 @@ void integrate_positions(const RigidModel& m, RigidState& s, double h,
 // Unconstrained velocities u + h M^-1 h(q, u) with h from eq. 61 (gravity, gyroscopic term).
 // With `implicit_gyroscopic` the gyroscopic term is integrated with one Newton step of the
 // backward-Euler equation I (w2 - w1) + h w2 x I w2 = 0 in the body frame, which conserves
-// spin about stable axes where the explicit term gains energy. Output: (v, w) per body.
+// spin about stable axes where the explicit term gains energy. `wrench` (nb), when given, adds
+// applied loads: force (N) and torque (N m) at the centre of mass, world frame. A held kinematic
+// body's u is its own velocity (RigidModel::kinematic). Output: (v, w) per body.
 void free_velocities(const RigidModel& m, const RigidState& s, const Vec3& gravity, double h,
                      bool implicit_gyroscopic, std::vector<Vec6>& u_free,
-                     const std::vector<std::uint8_t>* still = nullptr);  // still bodies get u = 0
+                     const std::vector<std::uint8_t>* still = nullptr, const std::vector<Vec6>* wrench = nullptr);  // still bodies get u = 0
 
 // u^{t+1} = u_free + dw (eq. 42b with dw = M^-1 J^T lambda), written into the state.
 void apply_velocities(const RigidModel& m, const std::vector<Vec6>& u_free, const std::vector<Vec6>& dw, RigidState& s,

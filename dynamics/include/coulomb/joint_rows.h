@@ -7,8 +7,10 @@
 // with b_r = J_r u_free + beta C_r / dt (beta = kJointErrorReduction of the violation is closed
 // per step) and
 // eps_r = alpha_r / dt^2 for a compliance alpha (C + alpha f = 0 with f = lambda / dt).
-// Equality rows want v_r = 0 with lambda_r free; limit rows want v_r >= 0, lambda_r >= 0,
-// v_r lambda_r = 0. Impulses lambda are in N s (N m s for angular rows).
+// Equality rows want v_r = 0 with lambda_r free; the others are boxed, lo_r <= lambda_r <= hi_r
+// with v_r >= 0 at lo, v_r <= 0 at hi and v_r = 0 between: limit rows [0, inf), a drive with a
+// force bound F [-F dt, F dt] (an actuator, engine/control.h). Impulses lambda are in N s (N m s
+// for angular rows).
 #pragma once
 #include <coulomb/math.h>
 
@@ -31,11 +33,11 @@ struct JointRows {
   std::vector<int> row_start{0};       // (nj + 1) rows of joint j: row_start[j] .. row_start[j + 1]
   std::vector<Vec6> J_a, J_b;          // (nr) 1x6 rows on (v, omega)
   std::vector<double> b, eps;          // (nr)
-  std::vector<std::uint8_t> limit;     // (nr) 1 = unilateral limit row (lambda >= 0)
+  std::vector<double> lo, hi;          // (nr) impulse bounds (-inf, inf for equality rows) (unit: N s, N m s)
 
   // derived by finalize(): M^-1 J^T columns, and per joint the dense block A_jj + diag(eps)
   // (n x n, row-major from block_start[j]) and the inverse of its equality rows' block
-  // (m x m from inverse_start[j], m = equality rows, which come first in every joint)
+  // (m x m from inverse_start[j], m = the unbounded rows before the first boxed one)
   std::vector<Vec6> MinvJT_a, MinvJT_b;
   std::vector<int> equality_rows;
   std::vector<int> block_start{0}, inverse_start{0};
@@ -47,8 +49,9 @@ struct JointRows {
   void clear();
   // Appends a joint from its evaluated rows (constraints.h) with DOFs 0..nr-1 = rigid bodies:
   // b_r = J_r u_free + beta C_r / dt, eps_r = alpha_r / dt^2.
-  // `drive_row` (or -1): the row of a position drive (constraints.h), which closes its error in
-  // one step (a servo tracking a moving target would otherwise lag by the uncorrected part).
+  // `drive_row` (or -1): the row of a drive (constraints.h), which closes its error in one step
+  // (a servo tracking a moving target would otherwise lag by the uncorrected part). A row's force
+  // bounds (BlockRows lo/hi: 0 or infinite, or an actuator's N or N m) become impulse bounds here.
   void add_joint(int a, int b_body, const BlockRows& rows, const std::vector<Vec6>& u_free, double dt,
                  int drive_row = -1);
   // Needs the bodies' inverse masses and world inverse inertias (zero for fixed bodies).

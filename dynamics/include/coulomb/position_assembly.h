@@ -36,6 +36,10 @@ struct PositionAssemblyInput {
   const std::vector<JointConstraint>* joints = nullptr;  // rigid joints (may be null)
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);
   double dt = 0.01;
+  // applied loads (engine/control.h), or null: (nb) force and torque at each body's centre of
+  // mass, and per soft body its vertices' forces (an empty vector: none) (unit: N, N m)
+  const std::vector<Vec6>* wrench = nullptr;
+  const std::vector<std::vector<Vec3>>* vertex_force = nullptr;
 };
 
 // First particle index of each soft body in the problem's particle arrays (size ns + 1).

@@ -17,7 +17,8 @@ struct RigidModel {
   std::vector<std::string> name;      // (nb)
   std::vector<int> shape;             // (nb) index into the ShapeLibrary
   std::vector<int> material;          // (nb) index into the material table
-  std::vector<std::uint8_t> fixed;    // (nb) 1 = never moves (infinite mass)
+  std::vector<std::uint8_t> fixed;    // (nb) 1 = infinite mass: never moves, or moves as the program says
+  std::vector<std::uint8_t> kinematic;  // (nb) 1 = fixed but moved by its velocity (set by the program)
   std::vector<double> mass;           // (nb) (unit: kg), 0 for fixed bodies
   std::vector<double> inv_mass;       // (nb) (unit: 1/kg)
   std::vector<Vec3> inertia;          // (nb) principal moments, body frame (unit: kg m^2)

@@ -49,6 +49,9 @@ struct BodyDef {
   Vec3 velocity = Vec3::Zero();          // of the shape-frame origin (unit: m/s)
   Vec3 angular_velocity = Vec3::Zero();  // (unit: rad/s)
   bool fixed = false;
+  // moved by the program (World::set_kinematic_velocity, move_kinematic), not by forces: it
+  // pushes the bodies it touches and is not pushed (infinite mass, like a fixed body)
+  bool kinematic = false;
   std::optional<double> mass;   // overrides density * volume (unit: kg)
   std::optional<Vec3> inertia;  // principal moments about the centre of mass (unit: kg m^2)
   std::string pointer;          // JSON pointer of its definition, for errors ("" = /bodies/INDEX)
@@ -91,6 +94,26 @@ struct JointDef {
   bool collide = false;             // whether a and b still collide with each other
 };
 
+// An actuator on a hinge or prismatic joint (`actuators`, scenes/README.md; engine/control.h).
+// Its command is an effort (N m or N), a target velocity (rad/s or m/s) or a target position
+// (rad or m), set by the program (World::set_command) or fed by a schedule.
+enum class ActuatorType : std::uint8_t { Effort, Velocity, Position };
+const char* actuator_type_name(ActuatorType t);
+
+struct ActuatorDef {
+  std::string name;
+  ActuatorType type = ActuatorType::Effort;
+  int joint = -1;                      // index into SceneDef::joints (hinge or prismatic)
+  double max_effort = kInfinity;       // |effort| bound (unit: N m or N); infinite = unbounded
+  double stiffness = kInfinity;        // position servo (unit: N m/rad or N/m); infinite = rigid
+  double damping = 0.0;                // position servo (unit: N m s/rad or N s/m)
+  double command = 0.0;                // the initial command
+  // a piecewise-linear schedule of (time s, command) points, held before the first and after the
+  // last, which feeds the command until the program sets one
+  std::vector<std::pair<double, double>> schedule;
+  std::string pointer;                 // JSON pointer of its definition, for errors
+};
+
 struct SceneDef {
   std::string name, description;
   std::filesystem::path base_dir;   // folder of the scene file (mesh paths are relative to it)
@@ -117,6 +140,9 @@ struct SceneDef {
   std::vector<SoftBodyDef> soft_bodies;
   std::vector<AttachDef> attachments;              // the `attach` joints
   std::vector<JointDef> joints;                    // the rigid joints
+  // the actuators: those of `actuators`, then one position servo per joint `drive` (named after
+  // its joint, its schedule the drive's target, its stiffness 1 / the drive's compliance)
+  std::vector<ActuatorDef> actuators;
   int output_every = 1;                            // write a frame every N steps
   bool output_contacts = false;                    // frames also carry contact points and normals
 };

@@ -11,6 +11,7 @@
 // feature keeps across steps (as the joints' warm-start impulses do) belongs here, with a line
 // in World::state()/set_state() (engine/src/world_state.cpp) that copies and checks it.
 #pragma once
+#include <coulomb/control.h>
 #include <coulomb/rigid_bodies.h>
 #include <coulomb/sleep.h>
 
@@ -46,6 +47,11 @@ struct State {
   // sleeping islands (scene `sleep`, solvers/sleep.h): each body's rest timer and the island it
   // sleeps with; empty: everybody awake (sleep off)
   SleepState sleep;
+  // (nj) each hinge's unwrapped angle at the end of the last step, the reference the next step
+  // unwraps against (JointConstraint::angle_ref); 0 for the other joints
+  std::vector<double> joint_angle;                  // (unit: rad)
+  // the program's loads and actuator commands (coulomb/control.h)
+  Control control;
   int step = 0;                                     // completed steps
   double time = 0.0;                                // simulated time (unit: s)
 };

@@ -13,6 +13,7 @@
 #include <coulomb/contact.h>
 #include <coulomb/contact_assembly.h>
 #include <coulomb/contact_problem.h>
+#include <coulomb/control.h>
 #include <coulomb/detect.h>
 #include <coulomb/island_solve.h>
 #include <coulomb/islands.h>
@@ -76,9 +77,13 @@ struct BodyState {
   std::string name;
   Vec3 position, velocity, angular_velocity;
   Quat orientation;
-  bool fixed = false;
+  bool fixed = false;      // infinite mass (kinematic bodies too)
+  bool kinematic = false;  // moved by the program (World::set_kinematic_velocity, move_kinematic)
   double mass = 0.0;
 };
+
+// The most worker threads a World or a batch takes (`--threads`, World(threads=...)).
+inline constexpr int kMaxThreads = 1024;
 
 struct WorldSettings {
   double max_speed = 1e3;   // a body faster than this invalidates the run (unit: m/s)
@@ -177,6 +182,56 @@ class World {
   const std::vector<JointConstraint>& joints() const { return joints_; }
   const std::vector<double>& joint_impulses() const { return solution_.joint_lambda; }
 
+  // ---- Driving the world from a program (coulomb/control.h; engine/README.md "Control") ----
+  // Every call below checks its arguments at the entry: an unknown id throws std::out_of_range
+  // naming it; a non-finite value, or a load on a body that loads cannot move (fixed or
+  // kinematic), throws std::invalid_argument naming the argument. Nothing is changed then.
+
+  // External loads, for the coming steps (LoadDuration). A force at a world point becomes that
+  // force at the centre of mass and its torque about it, computed now.
+  void apply_force(int body, const Vec3& force, LoadDuration d = LoadDuration::Persistent);  // at the centre of mass
+  void apply_force(int body, const Vec3& force, const Vec3& point, LoadDuration d = LoadDuration::Persistent);
+  void apply_torque(int body, const Vec3& torque, LoadDuration d = LoadDuration::Persistent);
+  void apply_impulse(int body, const Vec3& impulse, const Vec3& point);  // over the next step (N s)
+  void apply_vertex_force(int soft, int vertex, const Vec3& force, LoadDuration d = LoadDuration::Persistent);
+  void apply_vertex_impulse(int soft, int vertex, const Vec3& impulse);  // over the next step (N s)
+  // Replaces a body's persistent load: force (N) and torque (N m) at its centre of mass.
+  void set_wrench(int body, const Vec3& force, const Vec3& torque);
+  void clear_loads();  // every persistent and next-step load, on every body and vertex
+  const Control& control() const { return control_; }
+
+  // Kinematic bodies (scene `"kinematic": true`): infinite mass, moved by their velocity, which
+  // the program sets; they push what they touch and nothing pushes them. Velocities are those of
+  // the shape frame's origin, as in BodyState. move_kinematic sets the velocities that bring the
+  // shape frame to the pose at the end of the next step (exactly for the position, to second
+  // order in the turn for the orientation); the body keeps moving with them until told otherwise.
+  bool kinematic(int body) const;
+  void set_kinematic_velocity(int body, const Vec3& velocity, const Vec3& angular_velocity);
+  void move_kinematic(int body, const Vec3& position, const Quat& orientation);
+
+  // Actuators (scene `actuators` and joint drives; SceneDef::actuators). A command set here acts
+  // from the next step on and replaces the actuator's schedule, if it had one.
+  int actuator_count() const { return int(scene_.actuators.size()); }
+  int find_actuator(const std::string& name) const;  // -1 if there is none
+  const ActuatorDef& actuator(int id) const;
+  void set_command(int actuator, double value);
+  double command(int actuator) const;
+  const std::vector<double>& commands() const { return control_.command; }
+  // the effort each actuator applied in the last step: the generalised force on its joint's
+  // coordinate (N m or N); an effort actuator's command clamped to max_effort
+  const std::vector<double>& actuator_efforts() const { return actuator_effort_; }
+
+  // Joint state after the last step (coulomb/control.h JointState), one entry per joint in
+  // scene order (scene().joints).
+  int joint_count() const { return int(joints_.size()); }
+  int find_joint(const std::string& name) const;  // -1 if there is none
+  const std::vector<JointState>& joint_states() const { return joint_states_; }
+  const JointState& joint_state(int id) const;
+
+  // The last step's contacts, rigid and soft, with their impulses (coulomb/control.h
+  // ContactRecord), built on the first call after a step.
+  const std::vector<ContactRecord>& contact_records() const;
+
   // Sleeping islands (scene `sleep`, solvers/sleep.h; velocity-level solvers only). A sleeping
   // body is neither integrated nor solved and its contacts with other resting bodies are left out
   // of contacts(). wake(id) wakes the body's whole island and returns how many bodies woke (0 if
@@ -272,7 +327,26 @@ class World {
 
   std::vector<int> scene_order_, scene_index_;  // scene index -> id, id -> scene index
   std::vector<JointConstraint> joints_;  // the model's rigid joints
-  void update_drives();                  // drive targets for the coming step (scene schedules)
+
+  // control (world_control.cpp)
+  Control control_;                      // (State) the program's loads and commands
+  std::vector<Vec6> load_;               // (nb) this step's applied wrenches: loads + effort actuators
+  std::vector<std::vector<Vec3>> vertex_load_;  // (ns)(nv or empty) this step's vertex forces
+  std::vector<double> actuator_effort_;  // (na) last step
+  std::vector<int> joint_drive_;         // (nj) the joint's position or velocity actuator, -1 if none
+  std::vector<JointState> joint_states_; // (nj) after the last step
+  mutable std::vector<ContactRecord> contact_records_;
+  mutable bool records_valid_ = false;
+  void init_control();       // the control arrays at construction
+  void apply_commands();     // before the stages: scheduled commands, load_ (effort actuators)
+  void actuate_drives();     // the drive rows' targets and compliances at the current configuration
+  void observe();            // after a step: observe_joints, next-step loads cleared, records stale
+  // hinge references and joint states at the current state; with `reactions`, also the joints'
+  // reactions and the drives' efforts from the last solve
+  void observe_joints(bool reactions);
+  static Configuration rigid_configuration(const RigidState& s);  // joints only: no particles
+  void check_control(const Control& c) const;  // set_state: sizes and finite values
+  Vec6& body_load(int body, LoadDuration d, const char* call);  // checked
   std::vector<std::pair<int, int>> jointed_pairs_;  // (a < b) pairs that do not collide, sorted
 
   // soft bodies and the position-level path (world_position.cpp)

@@ -197,12 +197,12 @@ JointSweep MatrixFreeOperator::sweep_joints(const std::vector<double>& from, std
     if constexpr (GaussSeidel)
       for (int r = m; r < n; ++r)
         for (int s = 0; s < m; ++s) v[r] += A[r * n + s] * d[s];
-    // limit rows, one at a time
+    // boxed rows (limits, bounded drives) one at a time, projected onto [lo, hi]
     for (int r = m; r < n; ++r) {
       const auto i = std::size_t(r0 + r);
       const double arr = A[r * n + r];
       if (!(arr > 0.0)) continue;
-      d[r] = std::max(0.0, from[i] - scale * v[r] / arr) - from[i];
+      d[r] = std::clamp(from[i] - scale * v[r] / arr, J.lo[i], J.hi[i]) - from[i];
       if constexpr (GaussSeidel)
         for (int s = r + 1; s < n; ++s) v[s] += A[s * n + r] * d[r];
     }
