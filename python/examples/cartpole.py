@@ -28,7 +28,7 @@ def tilted(world, angle):
     world.positions, world.orientations = p, q
 
 
-def lqr_gain(dt, M=1.0, m=0.1, l=0.5, inertia=None, q=(1.0, 1.0, 10.0, 1.0), r=0.1, g=9.81):
+def lqr_gain(dt, M=1.0, m=0.1, l=0.5, inertia=None, q=(1.0, 1.0, 100.0, 1.0), r=0.1, g=9.81):
     """The discrete LQR gain K (u = -K obs) of the cart-pole linearised about upright: a cart of
     mass M and a pole of mass m whose centre lies l from the hinge (inertia about its centre)."""
     inertia = m * (2 * l) ** 2 / 12 if inertia is None else inertia

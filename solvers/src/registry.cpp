@@ -139,7 +139,8 @@ std::string solver_names_with(bool SolverInfo::*capability) {
 std::string solver_capabilities(const SolverInfo& info) {
   std::string out;
   for (const auto& [has, what] : {std::pair{info.rigid, "rigid"}, std::pair{info.soft, "soft"},
-                                  std::pair{info.joints, "joints"}, std::pair{info.gpu, "gpu"}})
+                                  std::pair{info.joints, "joints"}, std::pair{info.bounded_drives, "bounded drives"},
+                                  std::pair{info.gpu, "gpu"}})
     if (has) out += (out.empty() ? "" : " + ") + std::string(what);
   if (out.empty() && info.solve_assembled) out = "fclib only";
   return out;

@@ -351,7 +351,8 @@ TEST(SceneMistakes, RigidJointMistakes) {
   expect_error(joints(with(hinge, "/axis", {0, 0, 0})), "/joints/0/axis", "must not be zero");
   expect_error(joints(with(hinge, "/limits", {0.5, -0.5})), "/joints/0/limits", "lo <= hi");
   expect_error(joints(with(hinge, "/limits", {0.1, 0.5})), "/joints/0/limits", "must lie within [lo, hi]");
-  expect_error(joints(with(hinge, "/limits", {-4, 0.5})), "/joints/0/limits", "(-pi, pi)");
+  // hinge angles are multi-turn: limits past +-pi are fine
+  EXPECT_EQ(parse_scene(joints(with(hinge, "/limits", {-4, 7})), ".").joints[0].lo, -4.0);
   expect_error(joints(with(hinge, "/limits", {1})), "/joints/0/limits", "expected [lo, hi]");
   expect_error(joints(with(hinge, "/compliance", -1)), "/joints/0/compliance", "");
   expect_error(joints(with(hinge, "/spring", 1)), "/joints/0/spring", "unknown key");
@@ -467,6 +468,44 @@ TEST(SceneMistakes, BadSetPointer) {
   expect_set_error("/a~2b=1", "/a~2b", "'~' must be followed by 0 or 1");
 }
 
+
+
+// The `actuators` section and kinematic bodies (scenes/README.md "Actuators", "Kinematic bodies").
+TEST(SceneMistakes, ActuatorMistakes) {
+  json doc = minimal_scene();
+  doc["joints"] = json::parse(R"([{"name": "axle", "type": "hinge", "a": "b0", "b": null, "anchor": [0, 0, 1], "axis": [0, 1, 0]},
+                                   {"name": "pin", "type": "ball", "a": "b0", "b": null, "anchor": [0, 0, 1]}])");
+  json servo = json::parse(R"({"name": "m", "type": "position", "joint": "axle", "stiffness": 100, "damping": 2,
+                               "max_effort": 5, "schedule": [[0, 0], [1, 4]]})");
+  const auto acts = [&](const json& a) { return with(doc, "/actuators", json::array({a})); };
+  const SceneDef d = parse_scene(acts(servo), ".");
+  ASSERT_EQ(d.actuators.size(), 1u);
+  EXPECT_EQ(d.actuators[0].type, ActuatorType::Position);
+  EXPECT_EQ(d.actuators[0].joint, 0);
+  EXPECT_EQ(d.actuators[0].stiffness, 100.0);
+  EXPECT_EQ(d.actuators[0].schedule[1], std::make_pair(1.0, 4.0));
+  expect_error(acts(with(servo, "/joint", "elbow")), "/actuators/0/joint", "no joint is named 'elbow'");
+  expect_error(acts(with(servo, "/joint", "pin")), "/actuators/0/joint", "actuators drive hinge and prismatic");
+  expect_error(acts(with(servo, "/type", "torque")), "/actuators/0/type", "expected one of");
+  expect_error(acts(with(servo, "/max_effort", 0)), "/actuators/0/max_effort", "");
+  expect_error(acts(with(servo, "/stiffness", -1)), "/actuators/0/stiffness", "");
+  expect_error(acts(with(with(servo, "/stiffness", 0), "/damping", 0)), "/actuators/0/stiffness", "does nothing");
+  expect_error(acts(with(servo, "/schedule", json::parse("[[1, 0], [0, 1]]"))), "/actuators/0/schedule/1", "times must increase");
+  expect_error(acts(with(servo, "/gain", 1)), "/actuators/0/gain", "unknown key");
+  expect_error(acts(without(servo, "/name")), "/actuators/0/name", "missing required key");
+  // one position or velocity actuator per joint (a drive counts), any number of effort ones
+  json effort = json::parse(R"({"name": "e", "type": "effort", "joint": "axle"})");
+  EXPECT_EQ(parse_scene(with(doc, "/actuators", json::array({servo, effort, with(effort, "/name", "f")})), ".").actuators.size(), 3u);
+  expect_error(with(doc, "/actuators", json::array({servo, with(servo, "/name", "n")})), "/actuators/1", "already has");
+  expect_error(with(doc, "/actuators", json::array({effort, effort})), "/actuators/1/name", "duplicate actuator name");
+  json driven = with(doc, "/joints/0/drive", json::parse(R"({"target": [[0, 0]]})"));
+  EXPECT_EQ(parse_scene(driven, ".").actuators.at(0).name, "axle");  // the drive is a servo named after its joint
+  expect_error(with(driven, "/actuators", json::array({servo})), "/joints/0/drive", "already has");
+  // kinematic bodies: not fixed at once
+  expect_error(with(minimal_scene(), "/bodies/1/kinematic", "yes"), "/bodies/1/kinematic", "");
+  expect_error(with(with(minimal_scene(), "/bodies/1/kinematic", true), "/bodies/1/fixed", true), "/bodies/1/kinematic",
+               "fixed or kinematic");
+}
 
 }  // namespace
 }  // namespace coulomb
