@@ -1,8 +1,9 @@
 // What the World refuses to simulate, and how it says so (issue 11): masses and inertias no
 // contact solve can handle and non-finite starting states are InputErrors at load (exit 2 with
-// the body's JSON pointer, so `coulomb validate` catches them); a non-finite number in a step's
-// output is an invalid state (exit 3); the first Moreau half step cannot carry a body through a
-// wall; and every shape type is listed by build_info (`coulomb info`).
+// the body's JSON pointer, so `coulomb validate` catches them), and so are thread counts above the
+// cap; a non-finite number in a step's output is an invalid state (exit 3); the first Moreau half
+// step cannot carry a body through a wall; and every shape type is listed by build_info
+// (`coulomb info`).
 #include <coulomb/build_info.h>
 #include <coulomb/error.h>
 #include <coulomb/world.h>
@@ -155,6 +156,26 @@ TEST(WorldLimits, TheFirstStepLeavesAdmissibleVelocitiesAlone) {
   ASSERT_TRUE(w.step().ok());
   // free flight for the whole step: v = v0 + g dt
   EXPECT_EQ(w.body(1).velocity, Vec3(1.0, 0.0, -2.0 - 9.81 * 0.01));
+}
+
+// A thread count outside [0, kMaxThreads] is refused by the World itself, so that every entry
+// point (C++, Python, the CLI's --resume) gets an InputError naming "threads".
+TEST(WorldLimits, ThreadCountsAboveTheCapAreInputErrorsNamingThreads) {
+  for (int threads : {-1, WorldSettings::kMaxThreads + 1, 100000}) {
+    WorldSettings settings;
+    settings.threads = threads;
+    try {
+      World w(parse_scene(cube_scene(), "."), settings);
+      ADD_FAILURE() << threads << " threads were accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.pointer(), "threads") << threads;
+      EXPECT_NE(e.message().find(std::to_string(WorldSettings::kMaxThreads)), std::string::npos) << e.what();
+    }
+  }
+  WorldSettings at_cap;
+  at_cap.threads = WorldSettings::kMaxThreads;
+  World w(parse_scene(cube_scene(), "."), at_cap);
+  EXPECT_TRUE(w.step().ok());
 }
 
 TEST(WorldLimits, BuildInfoListsEveryShapeType) {

@@ -152,6 +152,15 @@ def test_scene_errors_carry_the_json_pointer(scenes):
         coulomb.World(bad)
 
 
+def test_thread_counts_above_the_cap_raise_scene_error():
+    # the World's own cap (WorldSettings::kMaxThreads, also the CLI's --threads limit)
+    for threads in (1025, 100000):
+        with pytest.raises(coulomb.SceneError) as e:
+            coulomb.World(box_on_plane(), threads=threads)
+        assert e.value.pointer == "threads" and "1024" in e.value.message
+    assert coulomb.World(box_on_plane(steps=2), threads=2).run()["step"][-1] == 2
+
+
 def test_a_failed_step_carries_step_and_body(scenes):
     # as the CLI's max-speed check: the box starts faster than 1 m/s
     w = coulomb.World(os.path.join(scenes, "sliding_box.json"), max_speed=1.0)
