@@ -81,7 +81,9 @@ struct BodyState {
 };
 
 struct WorldSettings {
-  double max_speed = 1e3;   // a body faster than this invalidates the run (unit: m/s)
+  // a body whose centre of mass, or whose rim through its spin (|w| x bounding radius about the
+  // centre of mass), moves faster than this invalidates the run (unit: m/s)
+  double max_speed = 1e3;
   // worker threads of the world's task arena: detection, islands and prox-jacobi run in it;
   // 0 = all cores, at most kMaxThreads. Results are bit-identical for every thread count.
   int threads = 1;
