@@ -8,6 +8,7 @@
 #pragma once
 #include <coulomb/error.h>
 #include <coulomb/math.h>
+#include <coulomb/scene_overrides.h>  // kMaxJsonDepth
 
 #include <nlohmann/json.hpp>
 
@@ -105,9 +106,6 @@ class ObjectReader {
   std::string pointer_;
   std::vector<std::string> known_;
 };
-
-// Deepest nesting of objects and arrays parse_json_text accepts (scenes need about 6).
-inline constexpr std::size_t kMaxJsonDepth = 256;
 
 // Parses JSON text read from `source` (a file name, for messages), in linear time. Syntax errors
 // and NUL bytes report line and column (empty pointer); a key repeated within one object (the last

@@ -165,7 +165,9 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
   solver_ = find_solver(scene_.solver);
   if (!solver_) throw InputError("/solver/type", "unknown solver '" + scene_.solver + "' (available: " + solver_names() + ")");
   check_simulates_scenes(*solver_);
-  if (settings_.threads < 0) throw InputError("threads", "expected a thread count >= 0 (0 = all cores)");
+  if (settings_.threads < 0 || settings_.threads > WorldSettings::kMaxThreads)
+    throw InputError("threads", "expected a thread count from 0 (all cores) to " + std::to_string(WorldSettings::kMaxThreads) +
+                                    ", got " + std::to_string(settings_.threads));
   threads_ = std::make_unique<Threads>(settings_.threads);
   settings_.threads = threads_->arena.max_concurrency();
   scene_.solver_options.threads = settings_.threads;

@@ -1,6 +1,7 @@
 // The World's guards around the step (split from world.cpp): the first step's admission of the
 // scene's initial velocities (issue 11), the contact caps, and the state check that reports NaN,
-// Inf and speeds over --max-speed with the step and body.
+// Inf and speeds over --max-speed (of the centre of mass, or of the rim through the spin) with
+// the step and body.
 #include <coulomb/contact_assembly.h>
 #include <coulomb/integrators.h>
 #include <coulomb/world.h>
@@ -94,13 +95,19 @@ StepResult World::check_state() const {
     if (model_.fixed[k]) continue;
     const bool finite = state_.x[k].allFinite() && state_.v[k].allFinite() && state_.w[k].allFinite() &&
                         state_.q[k].coeffs().allFinite();
-    if (finite && !(state_.v[k].norm() > settings_.max_speed)) continue;
+    // the spin's part: the speed of the body's farthest point about its centre of mass
+    const double rim_speed = state_.w[k].norm() * bound_radius_[k];
+    if (finite && !(state_.v[k].norm() > settings_.max_speed) && !(rim_speed > settings_.max_speed)) continue;
     const std::string where = "step " + std::to_string(step_) + ": body '" + model_.name[k] + "'";
     if (!finite) return {StepResult::Status::InvalidState, i, where + " has a NaN or infinite state"};
     if (state_.v[k].norm() > settings_.max_speed)
       return {StepResult::Status::InvalidState, i,
               where + " moves at " + std::to_string(state_.v[k].norm()) + " m/s, above the limit of " +
                   std::to_string(settings_.max_speed) + " m/s"};
+    return {StepResult::Status::InvalidState, i,
+            where + " spins at an angular speed of " + std::to_string(state_.w[k].norm()) + " rad/s: its rim (" +
+                std::to_string(bound_radius_[k]) + " m from the centre of mass) moves at " +
+                std::to_string(rim_speed) + " m/s, above the limit of " + std::to_string(settings_.max_speed) + " m/s"};
   }
   for (const SoftBody& b : soft_)
     for (int i = 0; i < b.vertex_count(); ++i) {

@@ -2,14 +2,42 @@
 
 #include <pybind11/numpy.h>
 
+#include <coulomb/error.h>
+#include <coulomb/scene_overrides.h>
+
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 namespace py = pybind11;
 
 namespace coulomb::python {
 
-nlohmann::json to_json(py::handle obj, const std::string& pointer) {
+namespace {
+
+// the dicts and lists that hold the value being converted, outermost first, with their pointers
+using Holders = std::vector<std::pair<PyObject*, std::string>>;
+
+// a pointer in a message: kMaxJsonDepth levels of "/x" say nothing more than their start
+std::string shown_pointer(const std::string& pointer) {
+  return pointer.size() > 64 ? pointer.substr(0, 60) + "/..." : pointer;
+}
+
+// Adds the dict or list `obj` to `holders` before its items are converted. A dict that contains
+// itself, or one nested 200,000 levels deep, would recurse until the stack overflows: both are
+// InputErrors (SceneError in Python) at the pointer, with the JSON reader's depth limit.
+void enter_container(py::handle obj, const std::string& pointer, Holders& holders) {
+  for (const auto& [held, where] : holders)
+    if (held == obj.ptr())
+      throw InputError(shown_pointer(pointer),
+                       "a dict or list that contains itself: this is the one at " +
+                           (where.empty() ? std::string("the top level") : shown_pointer(where)) + " again");
+  if (holders.size() >= kMaxJsonDepth)
+    throw InputError(shown_pointer(pointer), "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  holders.emplace_back(obj.ptr(), pointer);
+}
+
+nlohmann::json convert(py::handle obj, const std::string& pointer, Holders& holders) {
   // bool before int: Python's bool is an int
   if (obj.is_none()) return nullptr;
   if (py::isinstance<py::bool_>(obj)) return obj.cast<bool>();
@@ -28,6 +56,7 @@ nlohmann::json to_json(py::handle obj, const std::string& pointer) {
   if (py::isinstance<py::float_>(obj)) return obj.cast<double>();
   if (py::isinstance<py::str>(obj)) return obj.cast<std::string>();
   if (py::isinstance<py::dict>(obj)) {
+    enter_container(obj, pointer, holders);
     nlohmann::json out = nlohmann::json::object();
     for (auto item : obj.cast<py::dict>()) {
       if (!py::isinstance<py::str>(item.first))
@@ -37,20 +66,30 @@ nlohmann::json to_json(py::handle obj, const std::string& pointer) {
       // RFC 6901 escapes: ~ is ~0, / is ~1
       std::string escaped;
       for (char c : key) escaped += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
-      out[key] = to_json(item.second, pointer + "/" + escaped);
+      out[key] = convert(item.second, pointer + "/" + escaped, holders);
     }
+    holders.pop_back();
     return out;
   }
   if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) {
+    enter_container(obj, pointer, holders);
     nlohmann::json out = nlohmann::json::array();
     std::size_t k = 0;
-    for (auto item : obj) out.push_back(to_json(item, pointer + "/" + std::to_string(k++)));
+    for (auto item : obj) out.push_back(convert(item, pointer + "/" + std::to_string(k++), holders));
+    holders.pop_back();
     return out;
   }
   // numpy arrays and scalars: through their Python values (float64 -> float, int64 -> int, ...)
-  if (py::hasattr(obj, "tolist") && py::hasattr(obj, "dtype")) return to_json(obj.attr("tolist")(), pointer);
+  if (py::hasattr(obj, "tolist") && py::hasattr(obj, "dtype")) return convert(obj.attr("tolist")(), pointer, holders);
   throw py::type_error((pointer.empty() ? std::string("scene") : pointer) + ": cannot be written as JSON (" +
                        py::str(py::type::of(obj).attr("__name__")).cast<std::string>() + ")");
+}
+
+}  // namespace
+
+nlohmann::json to_json(py::handle obj, const std::string& pointer) {
+  Holders holders;
+  return convert(obj, pointer, holders);
 }
 
 py::object from_json(const nlohmann::json& j) {

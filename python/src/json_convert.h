@@ -12,7 +12,8 @@
 namespace coulomb::python {
 
 // dict (str keys), list, tuple, str, bool, int, float, None and numpy scalars and arrays.
-// Throws pybind11::type_error naming the JSON pointer of a value it cannot convert.
+// Throws pybind11::type_error naming the JSON pointer of a value it cannot convert, and InputError
+// at the pointer of a dict or list that contains itself or lies deeper than kMaxJsonDepth.
 nlohmann::json to_json(pybind11::handle obj, const std::string& pointer = "");
 pybind11::object from_json(const nlohmann::json& j);
 

@@ -49,6 +49,9 @@ for opt in "--dt nan" "--max-speed nan" "--dt inf" "--steps abc" "--solver ="; d
 done
 check steps-abc 2 "$exe" run "$src/scenes/sliding_box.json" --steps abc
 contains steps-abc-message "--steps: expected an integer in [1, 1000000000], got 'abc'"
+# --threads has the World's own cap (WorldSettings::kMaxThreads)
+check threads-above-cap 2 "$exe" run "$src/scenes/sliding_box.json" --out "$tmp/threads" --quiet --threads 1025
+contains threads-above-cap-message "--threads: expected an integer in [0, 1024], got 1025"
 check solver-empty 2 "$exe" validate "$src/scenes/sliding_box.json" --solver ""
 contains solver-empty-message "--solver: expected a name, got an empty string"
 check fclib-tol-nan 2 "$exe" fclib "$src/tests/fuzz/corpus/fuzz_fclib/FrictionContact3D_1c.hdf5" --tol nan

@@ -1,8 +1,9 @@
 // What the World refuses to simulate, and how it says so (issue 11): masses and inertias no
 // contact solve can handle and non-finite starting states are InputErrors at load (exit 2 with
-// the body's JSON pointer, so `coulomb validate` catches them); a non-finite number in a step's
-// output is an invalid state (exit 3); the first Moreau half step cannot carry a body through a
-// wall; and every shape type is listed by build_info (`coulomb info`).
+// the body's JSON pointer, so `coulomb validate` catches them), and so are thread counts above the
+// cap; a non-finite number in a step's output, or a body or its spinning rim faster than
+// max_speed, is an invalid state (exit 3); the first Moreau half step cannot carry a body through
+// a wall; and every shape type is listed by build_info (`coulomb info`).
 #include <coulomb/build_info.h>
 #include <coulomb/error.h>
 #include <coulomb/world.h>
@@ -155,6 +156,48 @@ TEST(WorldLimits, TheFirstStepLeavesAdmissibleVelocitiesAlone) {
   ASSERT_TRUE(w.step().ok());
   // free flight for the whole step: v = v0 + g dt
   EXPECT_EQ(w.body(1).velocity, Vec3(1.0, 0.0, -2.0 - 9.81 * 0.01));
+}
+
+// A thread count outside [0, kMaxThreads] is refused by the World itself, so that every entry
+// point (C++, Python, the CLI's --resume) gets an InputError naming "threads".
+TEST(WorldLimits, ThreadCountsAboveTheCapAreInputErrorsNamingThreads) {
+  for (int threads : {-1, WorldSettings::kMaxThreads + 1, 100000}) {
+    WorldSettings settings;
+    settings.threads = threads;
+    try {
+      World w(parse_scene(cube_scene(), "."), settings);
+      ADD_FAILURE() << threads << " threads were accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.pointer(), "threads") << threads;
+      EXPECT_NE(e.message().find(std::to_string(WorldSettings::kMaxThreads)), std::string::npos) << e.what();
+    }
+  }
+  WorldSettings at_cap;
+  at_cap.threads = WorldSettings::kMaxThreads;
+  World w(parse_scene(cube_scene(), "."), at_cap);
+  EXPECT_TRUE(w.step().ok());
+}
+
+// --max-speed covers the spin too: |w| times the bounding radius about the centre of mass (the
+// speed of the body's farthest point) above the limit is an invalid state naming the body.
+TEST(WorldLimits, ASpinWhoseRimExceedsTheMaxSpeedIsAnInvalidState) {
+  // the 1 m cube in free fall, spinning about z; its bounding radius is sqrt(3) / 2 = 0.866 m
+  WorldSettings settings;
+  settings.max_speed = 10.0;
+  World fast(parse_scene(cube_scene({{"position", {0, 0, 10}}, {"angular_velocity", {0, 0, 100}}}), "."), settings);
+  const StepResult r = fast.step();
+  EXPECT_EQ(r.status, StepResult::Status::InvalidState);
+  EXPECT_EQ(r.body, fast.find_body("cube"));
+  EXPECT_NE(r.message.find("step 1: body 'cube'"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("angular speed of 100.0"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("rad/s"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("moves at 86.6"), std::string::npos) << r.message;  // the rim
+  // 10 rad/s: a rim speed of 8.7 m/s, within the limit for every step of the fall
+  World within(parse_scene(cube_scene({{"position", {0, 0, 10}}, {"angular_velocity", {0, 0, 10}}}), "."), settings);
+  for (int i = 0; i < 10; ++i) {
+    const StepResult ok = within.step();
+    ASSERT_TRUE(ok.ok()) << ok.message;
+  }
 }
 
 TEST(WorldLimits, BuildInfoListsEveryShapeType) {

@@ -152,6 +152,60 @@ def test_scene_errors_carry_the_json_pointer(scenes):
         coulomb.World(bad)
 
 
+def test_thread_counts_above_the_cap_raise_scene_error():
+    # the World's own cap (WorldSettings::kMaxThreads, also the CLI's --threads limit)
+    for threads in (1025, 100000):
+        with pytest.raises(coulomb.SceneError) as e:
+            coulomb.World(box_on_plane(), threads=threads)
+        assert e.value.pointer == "threads" and "1024" in e.value.message
+    assert coulomb.World(box_on_plane(steps=2), threads=2).run()["step"][-1] == 2
+
+
+def nested(levels, leaf=0):
+    """A dict `levels` deep: {"a": {"a": ... leaf}}."""
+    doc = leaf
+    for _ in range(levels):
+        doc = {"a": doc}
+    return doc
+
+
+def test_dicts_that_contain_themselves_or_nest_too_deep_raise_scene_error(tmp_path):
+    # both recursed in the conversion to JSON until the stack overflowed
+    loop = box_on_plane()
+    loop["x"] = loop
+    with pytest.raises(coulomb.SceneError) as e:
+        coulomb.World(loop)
+    assert e.value.pointer == "/x" and "contains itself" in e.value.message and "top level" in e.value.message
+    bodies = box_on_plane()
+    bodies["bodies"][1]["shape"] = bodies["bodies"]
+    with pytest.raises(coulomb.SceneError, match="/bodies/1/shape: .*contains itself.*/bodies again"):
+        coulomb.validate(bodies)
+    listed = []
+    listed.append(listed)
+    with pytest.raises(coulomb.SceneError, match="/solver/x/0: .*contains itself.*/solver/x again"):
+        coulomb.World(box_on_plane(), overrides={"/solver/x": listed})
+    deep = box_on_plane()
+    deep["x"] = nested(200000)
+    with pytest.raises(coulomb.SceneError, match="nesting deeper than 256 levels") as e:
+        coulomb.World(deep)
+    assert e.value.pointer.startswith("/x/a/a/") and e.value.pointer.endswith("/...")
+    for call in (lambda: coulomb.apply_overrides(deep), lambda: coulomb.load_scene(box_on_plane(), overrides={"/x": nested(200000)})):
+        with pytest.raises(coulomb.SceneError, match="nesting deeper than 256 levels"):
+            call()
+    # the JSON reader's limit, with its message: the same document as a dict and as a file
+    for levels in (255, 256):  # 256 and 257 containers with the scene's own
+        doc = box_on_plane()
+        doc["x"] = nested(levels)
+        path = tmp_path / f"deep{levels}.json"
+        path.write_text(json.dumps(doc))
+        with pytest.raises(coulomb.SceneError) as from_dict:
+            coulomb.validate(doc)
+        with pytest.raises(coulomb.SceneError) as from_file:
+            coulomb.validate(str(path))
+        assert str(from_dict.value) == str(from_file.value)
+        assert ("nesting deeper" in str(from_dict.value)) == (levels == 256)
+
+
 def test_a_failed_step_carries_step_and_body(scenes):
     # as the CLI's max-speed check: the box starts faster than 1 m/s
     w = coulomb.World(os.path.join(scenes, "sliding_box.json"), max_speed=1.0)

@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include <coulomb/log.h>
+#include <coulomb/world.h>
 
 #include <CLI/CLI.hpp>
 #include <charconv>
@@ -87,11 +88,13 @@ int main(int argc, char** argv) {
   add_scene_options(run, false);  // not with --resume
   run->add_option("--out", args.out, "output folder (default out/<scene name>)");
   run->add_option("--threads", args.threads, "worker threads (0 = all cores); results do not depend on it")
-      ->check(integer_in(0, 1024));
+      ->check(integer_in(0, coulomb::WorldSettings::kMaxThreads));
   run->add_flag("--no-islands", args.no_islands, "solve one global contact problem instead of one per island");
   run->add_option("--broadphase", args.broadphase, "grid (uniform grid, default) or sap (sweep and prune); same pairs")
       ->check(CLI::IsMember({"sap", "grid"}));
-  run->add_option("--max-speed", args.max_speed, "a body faster than this (m/s) stops the run with exit code 3")
+  run->add_option("--max-speed", args.max_speed,
+                  "a body faster than this (m/s), at its centre of mass or at its rim through its spin, stops the run "
+                  "with exit code 3")
       ->check(finite_number(false));
   run->add_flag("--quiet,-q", args.quiet, "no progress bar and no summary");
   run->add_option("--dump-fclib", args.dump_fclib,

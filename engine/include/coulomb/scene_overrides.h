@@ -19,10 +19,14 @@ struct SceneOverrides {
 
 // Largest scene file read_scene_file reads (a guard against /dev/zero or a wrong file).
 inline constexpr std::size_t kMaxSceneBytes = std::size_t(256) << 20;
+// Deepest nesting of objects and arrays a scene document may have (scenes need about 6): the
+// JSON reader and the Python module's dict conversion refuse deeper ones, which would overflow
+// the stack of recursive walks.
+inline constexpr std::size_t kMaxJsonDepth = 256;
 
 // Reads a scene file as JSON, in linear time. Throws InputError (pointer "") for a missing file, a
 // file over kMaxSceneBytes, invalid JSON or a NUL byte (with line and column); and at the value's
-// pointer for a key repeated within one object, nesting deeper than 256 levels or a number
+// pointer for a key repeated within one object, nesting deeper than kMaxJsonDepth or a number
 // outside the double range (1e400).
 nlohmann::json read_scene_file(const std::filesystem::path& file);
 // The same checks on JSON text; `source` names it in messages.

@@ -86,10 +86,15 @@ struct BodyState {
 inline constexpr int kMaxThreads = 1024;
 
 struct WorldSettings {
-  double max_speed = 1e3;   // a body faster than this invalidates the run (unit: m/s)
+  // a body whose centre of mass, or whose rim through its spin (|w| x bounding radius about the
+  // centre of mass), moves faster than this invalidates the run (unit: m/s)
+  double max_speed = 1e3;
   // worker threads of the world's task arena: detection, islands and prox-jacobi run in it;
-  // 0 = all cores. Results are bit-identical for every thread count.
+  // 0 = all cores, at most kMaxThreads. Results are bit-identical for every thread count.
   int threads = 1;
+  // the most the World accepts (more is an InputError "threads"; the CLI's --threads shares it):
+  // an arena of 100,000 threads segfaulted when its World was destroyed
+  static constexpr int kMaxThreads = 1024;
   // solve each contact island on its own (in parallel); false = one global problem
   bool islands = true;
   BroadphaseType broadphase = BroadphaseType::Grid;
