@@ -3,10 +3,33 @@
 #include <coulomb/constraints.h>
 #include <coulomb/joint_rows.h>
 
+#include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <cmath>
 
 namespace coulomb {
+
+namespace {
+
+using BlockMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxBlockRows, kMaxBlockRows>;
+
+// The inverse of a joint's equality block: by Cholesky where it is well conditioned (every
+// joint between moving bodies), else the pseudo-inverse, which keeps the solve defined for a
+// joint to a body that cannot move (E = 0) or for redundant rows (it then moves nothing).
+BlockMatrix equality_inverse(const BlockMatrix& E) {
+  const int m = int(E.rows());
+  BlockMatrix inv = BlockMatrix::Zero(m, m);
+  if (m == 0 || !(E.diagonal().maxCoeff() > 0.0)) return inv;
+  const Eigen::LLT<BlockMatrix> llt(E);
+  if (llt.info() == Eigen::Success && llt.rcond() > 1e-12) return llt.solve(BlockMatrix::Identity(m, m));
+  Eigen::SelfAdjointEigenSolver<BlockMatrix> es(E);
+  const double cut = 1e-12 * es.eigenvalues().cwiseAbs().maxCoeff();
+  Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxBlockRows, 1> d = es.eigenvalues();
+  for (int i = 0; i < m; ++i) d[i] = d[i] > cut ? 1.0 / d[i] : 0.0;
+  return es.eigenvectors() * d.asDiagonal() * es.eigenvectors().transpose();
+}
+
+}  // namespace
 
 void JointRows::clear() {
   body_a.clear();
@@ -76,7 +99,8 @@ void JointRows::finalize(const std::vector<double>& inv_mass, const std::vector<
       MinvJT_a[std::size_t(r)] = minv(body_a[std::size_t(j)], J_a[std::size_t(r)]);
       MinvJT_b[std::size_t(r)] = minv(body_b[std::size_t(j)], J_b[std::size_t(r)]);
     }
-    Eigen::MatrixXd A(n, n);
+    // at most kMaxBlockRows: on the stack, no allocation a joint a step
+    BlockMatrix A(n, n);
     for (int r = 0; r < n; ++r)
       for (int s = 0; s < n; ++s)
         A(r, s) = J_a[std::size_t(r0 + r)].dot(MinvJT_a[std::size_t(r0 + s)]) +
@@ -87,17 +111,7 @@ void JointRows::finalize(const std::vector<double>& inv_mass, const std::vector<
     for (int r = 0; r < n; ++r)
       for (int s = 0; s < n; ++s) block.push_back(A(r, s));
     block_start.push_back(int(block.size()));
-    // the equality block is singular for a joint to a fixed body that cannot move (A = 0) or
-    // for redundant rows: a pseudo-inverse keeps the solve defined (it then moves nothing)
-    const Eigen::MatrixXd E = A.topLeftCorner(m, m);
-    Eigen::MatrixXd Einv = Eigen::MatrixXd::Zero(m, m);
-    if (m > 0 && E.diagonal().maxCoeff() > 0.0) {
-      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(E);
-      const double cut = 1e-12 * es.eigenvalues().cwiseAbs().maxCoeff();
-      Eigen::VectorXd inv = es.eigenvalues();
-      for (int i = 0; i < m; ++i) inv[i] = inv[i] > cut ? 1.0 / inv[i] : 0.0;
-      Einv = es.eigenvectors() * inv.asDiagonal() * es.eigenvectors().transpose();
-    }
+    const BlockMatrix Einv = equality_inverse(A.topLeftCorner(m, m));
     for (int r = 0; r < m; ++r)
       for (int s = 0; s < m; ++s) inverse.push_back(Einv(r, s));
     inverse_start.push_back(int(inverse.size()));

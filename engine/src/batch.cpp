@@ -21,8 +21,8 @@ WorldBatch& WorldBatch::operator=(WorldBatch&&) noexcept = default;
 
 WorldBatch::WorldBatch(const SceneDef& scene, int count, int threads, WorldSettings settings) {
   if (count < 1) throw InputError("count", "a batch needs at least one world, got " + std::to_string(count));
-  if (threads < 0 || threads > kMaxThreads)
-    throw InputError("threads", "expected a thread count in [0, " + std::to_string(kMaxThreads) + "] (0 = all cores), got " +
+  if (threads < 0 || threads > WorldSettings::kMaxThreads)
+    throw InputError("threads", "expected a thread count in [0, " + std::to_string(WorldSettings::kMaxThreads) + "] (0 = all cores), got " +
                                     std::to_string(threads));
   if (settings.threads != 1)
     throw InputError("threads", "each world of a batch runs on one thread; the batch's own thread count spreads them");

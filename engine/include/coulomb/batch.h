@@ -21,7 +21,7 @@ class WorldBatch {
  public:
   // `count` copies of `scene` (each World built with `settings`, whose thread count must be 1),
   // stepped on `threads` threads (0 = all cores). Throws InputError for a count < 1, a thread
-  // count out of [0, kMaxThreads], or a scene a World refuses.
+  // count out of [0, WorldSettings::kMaxThreads], or a scene a World refuses.
   WorldBatch(const SceneDef& scene, int count, int threads = 1, WorldSettings settings = {});
   ~WorldBatch();
   WorldBatch(WorldBatch&&) noexcept;

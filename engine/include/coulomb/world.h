@@ -82,9 +82,6 @@ struct BodyState {
   double mass = 0.0;
 };
 
-// The most worker threads a World or a batch takes (`--threads`, World(threads=...)).
-inline constexpr int kMaxThreads = 1024;
-
 struct WorldSettings {
   // a body whose centre of mass, or whose rim through its spin (|w| x bounding radius about the
   // centre of mass), moves faster than this invalidates the run (unit: m/s)
