@@ -52,6 +52,10 @@ DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out, st
 
   std::vector<std::pair<int, int>> pairs;
   broadphase(in.broadphase, boxes, *in.is_static, pairs);
+  if (in.excluded_pairs && !in.excluded_pairs->empty())
+    std::erase_if(pairs, [&](const std::pair<int, int>& p) {
+      return std::binary_search(in.excluded_pairs->begin(), in.excluded_pairs->end(), p);
+    });
   // The gap between two bodies' boxes without their reach (grown by margin + envelope only, at
   // least the envelope the narrowphase adds to the pair's reach): a pair whose gap exceeds what
   // it can close has no contact, and skips the narrowphase. Falling bodies' boxes grow by their

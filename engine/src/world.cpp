@@ -362,6 +362,7 @@ DetectInput World::posed_input(std::vector<Pose>& poses) {
   in.body_shape = &model_.shape;
   in.shape_pose = &poses;
   in.is_static = still() ? &still_ : &model_.fixed;  // pairs of two resting bodies are skipped
+  in.excluded_pairs = &jointed_pairs_;
   in.envelope = scene_.envelope;
   return in;
 }

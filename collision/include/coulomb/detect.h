@@ -38,6 +38,9 @@ struct DetectInput {
   const std::vector<std::uint8_t>* touched_hint = nullptr;
   double accel_reach = 0.0;  // what an acceleration (gravity, a contact) can close in the step, |g| dt^2 (unit: m)
   BroadphaseType broadphase = BroadphaseType::Grid;  // same pairs either way (collision/README.md)
+  // pairs (a < b, sorted) that never collide, or null: left out after the broadphase, before any
+  // narrowphase (bodies joined by a joint: a ragdoll's limbs overlap at every joint)
+  const std::vector<std::pair<int, int>>* excluded_pairs = nullptr;
 };
 
 struct DetectStats {
