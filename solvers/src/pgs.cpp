@@ -405,7 +405,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   FinalTerms& final = kept->final;
   bool closed = false;  // the final terms came with the sweeps (the windowed loop's closing stage)
   stats.converged = nc == 0 && nj == 0;
-  const double loop_start = detail::process_cpu_ms();
+  const double loop_start = nc > 0 ? detail::process_cpu_ms() : 0.0;  // a solve without contacts has no sweep cost to time
   if (nc > 0 && opt.pgs.ordering == PgsOrdering::Esp) {
     for (int it = 0; it < opt.max_iterations; ++it) {
       const SweepResult n = sweep<0, 0, false>(op, lambda, order, step);  // eq. 20
@@ -489,7 +489,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
     }
   }
 
-  stats.sweep_ms = detail::process_cpu_ms() - loop_start;  // with the windowed closing stage where it ran
+  stats.sweep_ms = nc > 0 ? detail::process_cpu_ms() - loop_start : 0.0;  // with the windowed closing stage where it ran
   stats.contact_sweeps = double(nc) * stats.iterations;
 
   // GSP may end on a normal sweep: its friction impulses then get the final box. For the other

@@ -358,7 +358,7 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
   tbb::task_arena arena(std::max(1, opt.threads));
   stats.converged = nc == 0 && nj == 0;
   int accepted = 0;  // sweeps not rolled back
-  const double loop_start = detail::process_cpu_ms();
+  const double loop_start = nc > 0 ? detail::process_cpu_ms() : 0.0;  // a solve without contacts has no sweep cost to time
   for (int it = 0; it < opt.max_iterations && nc + nj > 0; ++it) {
     double r_next = 0.0, max_lambda = 0.0;
     if (gauss_seidel) {
@@ -452,7 +452,7 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
       break;
     }
   }
-  stats.sweep_ms = detail::process_cpu_ms() - loop_start;
+  stats.sweep_ms = nc > 0 ? detail::process_cpu_ms() - loop_start : 0.0;
   stats.contact_sweeps = double(nc) * stats.iterations;
   // w is current: an accepted Gauss-Seidel sweep moved it with every update, and a rejected one
   // or a Jacobi sweep reset it to lambda^k
