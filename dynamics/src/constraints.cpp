@@ -283,8 +283,6 @@ double unwrap_angle(double angle, double ref) { return ref + std::remainder(angl
 JointCoordinate joint_coordinate(const Configuration& c, const JointConstraint& j) {
   JointCoordinate q;
   const JointFrames f = joint_frames(c, j);
-  BlockRows row;
-  row.clear();
   if (j.type == JointType::Hinge) {  // a's rotation relative to b about the axis: -theta
     const HingeAngle h = hinge_angle(f, j);
     q.value = unwrap_angle(-h.theta, j.angle_ref);
@@ -296,6 +294,8 @@ JointCoordinate joint_coordinate(const Configuration& c, const JointConstraint& 
   // a's displacement relative to b along the axis, n . (p_a - p_b)
   const Vec3 n = f.Ra * j.axis_a;
   q.value = n.dot(f.pa - f.pb);
+  BlockRows row;
+  row.clear();
   const int r = row.add_row(RowKind::Bilateral, 0.0, 0.0, -kInfinity, kInfinity);
   add_prismatic_row(row, r, j, f, n, -1.0);
   for (int d = 0; d < row.dofs; ++d) {

@@ -93,6 +93,7 @@ Vec6& World::body_load(int body, LoadDuration d, const char* call) {
     throw std::invalid_argument(std::string("World::") + call + ": body '" + model_.name[k] + "' is " +
                                 (model_.kinematic[k] ? "kinematic (set its velocity instead)" : "fixed") +
                                 ": no load can move it");
+  wake(body);  // a sleeping body is held: a load must wake its island to act
   return d == LoadDuration::Persistent ? control_.wrench[k] : control_.step_wrench[k];
 }
 
@@ -219,6 +220,9 @@ void World::set_command(int id, double value) {
                                 "' must be finite");
   control_.command[std::size_t(id)] = value;
   control_.commanded[std::size_t(id)] = 1;
+  const JointConstraint& j = joints_[std::size_t(scene_.actuators[std::size_t(id)].joint)];
+  for (const int body : {j.a, j.b})  // a command must wake the joint's island to act
+    if (body >= 0 && !model_.fixed[std::size_t(body)]) wake(body);
 }
 
 double World::command(int id) const {

@@ -63,6 +63,9 @@ void World::keep_resting_impulses(std::vector<CachedContactImpulse>& old_cache) 
 
 void World::fall_asleep() {
   if (!scene_.sleep.enabled) return;
+  // a body under a load (or an effort actuator) keeps its island awake: on a held body it would not act
+  for (std::size_t i = 0; i < load_.size(); ++i)
+    if (!load_[i].isZero()) sleep_.timer[i] = 0.0;
   still_bodies(model_.fixed, sleep_, still_);
   update_sleep(still_, bound_radius_, islands_, scene_.sleep, scene_.dt, state_, sleep_);
   still_bodies(model_.fixed, sleep_, still_);

@@ -287,3 +287,26 @@ TEST(Control, ControlIsPartOfTheState) {
 }
 
 }  // namespace control_test
+
+namespace control_test {
+
+// With sleeping islands on, a load wakes a sleeping body and keeps it awake while it acts.
+TEST(Control, LoadsWakeSleepingBodiesAndKeepThemAwake) {
+  Json shapes = {{"box", {{"type", "box"}, {"half_extents", {0.1, 0.1, 0.1}}}},
+                 {"ground", {{"type", "plane"}, {"normal", {0, 0, 1}}}}};
+  Json bodies = {{{"name", "ground"}, {"shape", "ground"}, {"fixed", true}},
+                 {{"name", "box"}, {"shape", "box"}, {"mass", 1.0}, {"position", {0, 0, 0.1}}}};
+  Json j = scene("pgs", 0.01, 400, shapes, bodies);
+  j["sleep"] = {{"time", 0.2}};
+  World w = make(j);
+  const int box = w.find_body("box");
+  run(w, 100);
+  ASSERT_TRUE(w.sleeping(box));
+  w.apply_force(box, Vec3(10.0, 0, 0));  // twice the friction limit of 0.5 m g
+  EXPECT_FALSE(w.sleeping(box));
+  run(w, 100);
+  EXPECT_FALSE(w.sleeping(box));
+  EXPECT_GT(w.body(box).velocity.x(), 1.0);
+}
+
+}  // namespace control_test
