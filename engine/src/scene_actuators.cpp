@@ -3,7 +3,6 @@
 #include "scene_soft.h"
 
 #include <coulomb/error.h>
-#include <coulomb/solver.h>
 
 #include <cmath>
 #include <limits>
@@ -109,17 +108,6 @@ void parse_actuators(ObjectReader& top, SceneDef& scene) {
     a.pointer = "/joints/" + std::to_string(i) + "/drive";
     add(std::move(a), a.pointer);
   }
-}
-
-void check_solver_supports_actuators(const SceneDef& scene) {
-  const SolverInfo* info = find_solver(scene.solver);
-  if (!info) return;
-  for (const ActuatorDef& a : scene.actuators)
-    if (a.type != ActuatorType::Effort && a.max_effort < kInfinity && !info->bounded_drives)
-      throw InputError(a.pointer + "/max_effort",
-                       "solver '" + scene.solver + "' cannot bound the effort of a " + actuator_type_name(a.type) +
-                           " actuator ('" + a.name + "'); remove max_effort, make it an effort actuator, or use a solver "
-                           "that can (" + solver_names_with(&SolverInfo::bounded_drives) + ")");
 }
 
 }  // namespace detail

@@ -583,7 +583,6 @@ SceneDef parse_scene(const nlohmann::json& doc, const std::filesystem::path& bas
   detail::parse_joints(top, scene);
   detail::parse_actuators(top, scene);
   detail::check_solver_supports(scene);
-  detail::check_solver_supports_actuators(scene);
 
   top.finish();
   return scene;

@@ -22,8 +22,6 @@ void check_solver_supports(const SceneDef& scene);
 // Reads `actuators` (scene_actuators.cpp) and adds a position servo for every joint `drive`.
 // Needs the joints.
 void parse_actuators(ObjectReader& top, SceneDef& scene);
-// A bounded position servo or velocity motor needs a solver with SolverInfo::bounded_drives.
-void check_solver_supports_actuators(const SceneDef& scene);
 // A piecewise-linear schedule [[t, value], ...]: times increasing, numbers finite.
 std::vector<std::pair<double, double>> parse_time_schedule(const Json& j, const std::string& pointer);
 

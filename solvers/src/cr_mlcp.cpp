@@ -165,7 +165,9 @@ void CrMlcp::linearise(const Vec* vstar) {
   if (first) {
     active_.assign(std::size_t(m_), 0);
     for (int r = 0; r < m_; ++r)
-      if (rows_[std::size_t(r)].kind == RowKind::Bilateral) active_[std::size_t(r)] = 1;
+      if (rows_[std::size_t(r)].kind == RowKind::Bilateral || rows_[std::size_t(r)].kind == RowKind::Actuator)
+        active_[std::size_t(r)] = 1;
+    saturated_.assign(p_.joints.size(), 0.0);
   }
   precompute_S();
 }
@@ -296,6 +298,9 @@ void CrMlcp::constraint_residual(const Vec& y, const Vec& ru, Vec& r) const {
     row_axpy(n + 1, cs_[c].gamma_hat[0], r);
     row_axpy(n + 2, cs_[c].gamma_hat[1], r);
   }
+  // and a saturated drive's
+  for (std::size_t k = 0; k < saturated_.size(); ++k)
+    if (saturated_[k] != 0.0) row_axpy(joint_end_row(k) - 1, saturated_[k], r);
 }
 
 void CrMlcp::recompute(const Vec& y) {
@@ -361,10 +366,10 @@ void CrMlcp::store(const Vec& y) {
   for (std::size_t k = 0; k < p_.attachments.size(); ++k)
     for (int i = 0; i < 3; ++i) p_.attachment_impulse[k][i] = y[n_ + attachment_row_[k] + i];
   for (std::size_t k = 0; k < p_.joints.size(); ++k) {
-    const int r0 = joint_row_[k], r1 = k + 1 < p_.joints.size() ? joint_row_[k + 1]
-                                       : (p_.attachments.empty() ? m_ : attachment_row_[0]);
+    const int r0 = joint_row_[k], r1 = joint_end_row(k);
     p_.joint_impulse[k].setZero();
     for (int r = r0; r < r1 && r - r0 < kMaxBlockRows; ++r) p_.joint_impulse[k][r - r0] = y[n_ + r];
+    if (saturated_[k] != 0.0) p_.joint_impulse[k][r1 - 1 - r0] = saturated_[k];
   }
 }
 

@@ -120,6 +120,26 @@ bool CrMlcp::evaluate_constraints(const Vec& yc) {
       }
     }
   }
+  // bounded drives (RowKind::Actuator), as Algorithm 2 treats friction's bound: a drive whose
+  // impulse passes +-F h leaves the active set with that impulse on the right-hand side, and
+  // comes back once its row, with that impulse, asks for no more (the residual's sign turns)
+  for (std::size_t k = 0; k < saturated_.size(); ++k) {
+    if (!bounded_drive(k)) continue;
+    const int r = joint_end_row(k) - 1;
+    const double bound = p_.joints[k].drive_max_force * h_;
+    double& at = saturated_[k];
+    if (active(r) && std::abs(y[n_ + r]) > bound) {
+      at = std::copysign(bound, y[n_ + r]);
+      active_[std::size_t(r)] = 0;
+      y[n_ + r] = 0.0;
+      changed = true;
+    } else if (!active(r) && at != 0.0 && at * (gap_rate(r, y) + rows_[std::size_t(r)].D * at) >= 0.0) {
+      active_[std::size_t(r)] = 1;
+      y[n_ + r] = at;
+      at = 0.0;
+      changed = true;
+    }
+  }
   return changed;
 }
 

@@ -108,6 +108,13 @@ class CrMlcp {
   std::vector<Vec6> J_;
   std::vector<char> active_;
   std::vector<int> contact_row_, joint_row_, attachment_row_;  // first row of each block
+  // (joints) a bounded drive at its bound (RowKind::Actuator): its impulse +-F h, which leaves the
+  // system for the right-hand side as kinetic friction's does; 0 while the row is active
+  std::vector<double> saturated_;
+  int joint_end_row(std::size_t k) const {  // one past joint k's last row (its drive row is the last)
+    return k + 1 < joint_row_.size() ? joint_row_[k + 1] : (attachment_row_.empty() ? m_ : attachment_row_[0]);
+  }
+  bool bounded_drive(std::size_t k) const { return p_.joints[k].driven && p_.joints[k].drive_max_force < kInfinity; }
   std::vector<ContactState> cs_;
   std::vector<Vec3> x_, px_;
   std::vector<Quat> q_;

@@ -33,7 +33,6 @@ const std::vector<SolverInfo>& solver_registry() {
        .kind = ProblemKind::Velocity,
        .rigid = true,
        .joints = true,
-       .bounded_drives = true,
        .keys = {"type", "max_iterations", "abs_tol", "rel_tol", "warm_start", "record_history", "r_factor", "graph_coloring"},
        .parse_options = &parse_prox_options,
        .solve = &solve_prox_gs,
@@ -43,7 +42,6 @@ const std::vector<SolverInfo>& solver_registry() {
        .kind = ProblemKind::Velocity,
        .rigid = true,
        .joints = true,
-       .bounded_drives = true,
        .keys = {"type", "max_iterations", "abs_tol", "rel_tol", "warm_start", "record_history", "r_factor"},
        .parse_options = &parse_prox_options,
        .solve = &solve_prox_jacobi,
@@ -53,7 +51,6 @@ const std::vector<SolverInfo>& solver_registry() {
        .kind = ProblemKind::Velocity,
        .rigid = true,
        .joints = true,
-       .bounded_drives = true,
        .keys = {"type", "max_iterations", "abs_tol", "rel_tol", "warm_start", "record_history", "graph_coloring", "sor", "ordering",
                 "cp_axis", "cp_descending"},
        .parse_options = &parse_pgs_options,
@@ -65,7 +62,6 @@ const std::vector<SolverInfo>& solver_registry() {
        .rigid = true,
        .soft = true,
        .joints = true,
-       .bounded_drives = true,
        .keys = {"type", "max_iterations", "abs_tol", "rel_tol", "record_history", "omega", "nesterov", "gauss_seidel"},
        .parse_options = &parse_xpbd_options,
        .solve_position = &solve_xpbd},
@@ -76,7 +72,6 @@ const std::vector<SolverInfo>& solver_registry() {
        .rigid = true,
        .soft = true,
        .joints = true,
-       .bounded_drives = true,
        .gpu = true,
        .impulse_tolerance = false,
        .keys = {"type", "max_iterations", "abs_tol", "rel_tol", "record_history", "ncp", "scaling", "linear",
@@ -139,8 +134,7 @@ std::string solver_names_with(bool SolverInfo::*capability) {
 std::string solver_capabilities(const SolverInfo& info) {
   std::string out;
   for (const auto& [has, what] : {std::pair{info.rigid, "rigid"}, std::pair{info.soft, "soft"},
-                                  std::pair{info.joints, "joints"}, std::pair{info.bounded_drives, "bounded drives"},
-                                  std::pair{info.gpu, "gpu"}})
+                                  std::pair{info.joints, "joints"}, std::pair{info.gpu, "gpu"}})
     if (has) out += (out.empty() ? "" : " + ") + std::string(what);
   if (out.empty() && info.solve_assembled) out = "fclib only";
   return out;

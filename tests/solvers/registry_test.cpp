@@ -58,9 +58,9 @@ TEST(Registry, EntriesMatchTheirProblemKind) {
   EXPECT_EQ(find_solver("cr-mlcp")->kind, ProblemKind::Position);
   EXPECT_EQ(solver_capabilities(*find_solver("cr-mlcp")), "rigid + soft + joints");
   EXPECT_EQ(solver_names_with(&SolverInfo::candidates), "cr-mlcp");
-  EXPECT_EQ(solver_capabilities(*find_solver("xpbd-jacobi")), "rigid + soft + joints + bounded drives");
-  EXPECT_EQ(solver_capabilities(*find_solver("pgs")), "rigid + joints + bounded drives");
-  EXPECT_EQ(solver_capabilities(*find_solver("newton-pcr")), "rigid + soft + joints + bounded drives + gpu");
+  EXPECT_EQ(solver_capabilities(*find_solver("xpbd-jacobi")), "rigid + soft + joints");
+  EXPECT_EQ(solver_capabilities(*find_solver("pgs")), "rigid + joints");
+  EXPECT_EQ(solver_capabilities(*find_solver("newton-pcr")), "rigid + soft + joints + gpu");
   EXPECT_EQ(solver_names_with(&SolverInfo::gpu), "newton-pcr");
 }
 

@@ -124,7 +124,6 @@ TEST(Control, ImpulseActsForOneStep) {
 // Validation 4: a vertical slider's velocity motor lifts a load below its maximum effort, at the
 // commanded speed, and stalls at its maximum effort above it.
 TEST_P(ControlSolver, VelocityMotorLiftsBelowItsEffortAndStallsAbove) {
-  if (GetParam() == "cr-mlcp") GTEST_SKIP() << "cr-mlcp refuses bounded motors at load (tested in ActuatorsRefused...)";
   const double m = 2.0, dt = 0.005;
   for (const double max_effort : {1.5 * m * g, 0.5 * m * g}) {
     Json shapes = {{"box", {{"type", "box"}, {"half_extents", {0.1, 0.1, 0.1}}}}};
@@ -147,18 +146,26 @@ TEST_P(ControlSolver, VelocityMotorLiftsBelowItsEffortAndStallsAbove) {
   }
 }
 
-// cr-mlcp cannot bound a drive row: the scene is refused at load, naming the solver and the key.
-TEST(Control, BoundedDrivesAreRefusedBySolversWithoutThem) {
-  Json shapes = {{"box", {{"type", "box"}, {"half_extents", {0.1, 0.1, 0.1}}}}};
-  Json bodies = {{{"name", "load"}, {"shape", "box"}, {"mass", 1.0}, {"position", {0, 0, 1}}}};
-  Json joints = {{{"name", "lift"}, {"type", "prismatic"}, {"a", "load"}, {"b", nullptr}, {"axis", {0, 0, 1}}}};
-  Json actuators = {{{"name", "motor"}, {"type", "velocity"}, {"joint", "lift"}, {"max_effort", 5.0}}};
-  try {
-    make(scene("cr-mlcp", 0.01, 10, shapes, bodies, joints, actuators));
-    FAIL() << "expected an InputError";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.pointer(), "/actuators/0/max_effort");
-    EXPECT_NE(std::string(e.what()).find("cr-mlcp"), std::string::npos) << e.what();
+// A position servo bounded below the load's torque saturates: it reports its maximum effort
+// and the arm sags; above it, it holds the arm near its target.
+TEST_P(ControlSolver, BoundedPositionServoSaturatesBelowTheLoad) {
+  const double m = 1.0, L = 0.5, dt = 0.005, load = m * g * L / 2;  // gravity's torque on a horizontal rod
+  Json shapes = {{"rod", {{"type", "box"}, {"half_extents", {L / 2, 0.02, 0.02}}}}};
+  Json bodies = {{{"name", "rod"}, {"shape", "rod"}, {"mass", m}, {"position", {L / 2, 0, 1}}}};
+  Json joints = {{{"name", "pivot"}, {"type", "hinge"}, {"a", "rod"}, {"b", nullptr}, {"anchor", {0, 0, 1}}, {"axis", {0, 1, 0}}}};
+  for (const double max_effort : {0.5 * load, 2.0 * load}) {
+    Json servo = {{{"name", "servo"}, {"type", "position"}, {"joint", "pivot"}, {"stiffness", 1e4}, {"damping", 100},
+                   {"max_effort", max_effort}}};
+    World w = make(scene(GetParam(), dt, 20, shapes, bodies, joints, servo));
+    run(w, 20);
+    const double effort = std::abs(w.actuator_efforts()[0]);
+    if (max_effort < load) {
+      EXPECT_NEAR(effort, max_effort, 1e-6 * max_effort) << GetParam();
+      EXPECT_GT(std::abs(w.joint_state(0).position), 0.05) << GetParam();  // it sags
+    } else {
+      EXPECT_LT(effort, max_effort) << GetParam();
+      EXPECT_LT(std::abs(w.joint_state(0).position), 2e-3) << GetParam();  // load / k = 2.5e-4 rad
+    }
   }
 }
 

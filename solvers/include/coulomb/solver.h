@@ -40,11 +40,9 @@ struct SolverInfo {
   std::string name;
   std::string description;
   ProblemKind kind = ProblemKind::Velocity;
-  bool rigid = true, soft = false, joints = false;  // what the solver handles
-  // drive rows with a force bound (RowKind::Actuator: bounded position servos and velocity
-  // motors, engine/control.h); a scene with one is refused at load by a solver without it
-  bool bounded_drives = false;
-  bool gpu = false;
+  // what the solver handles; `joints` includes their limits and drives, bounded ones
+  // (RowKind::Actuator) too
+  bool rigid = true, soft = false, joints = false, gpu = false;
   // abs_tol is an impulse (N s): the World tightens it to the lightest body's weight over a step
   // (engine/src/world.cpp). False where it bounds another quantity (newton-pcr: a residual in m/s).
   bool impulse_tolerance = true;
