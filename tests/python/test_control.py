@@ -130,3 +130,12 @@ def test_batch_cartpoles_balance():
         obs, _, done = env.step(-obs @ K)
         assert not done.any()
     assert np.abs(obs[:, 2]).max() < 0.05
+
+
+def test_commands_that_blow_up_end_with_a_simulation_error_naming_the_body():
+    w = coulomb.World(os.path.join(ROOT, "scenes", "cartpole.json"), max_speed=50.0)
+    w.apply_torque("pole", [0, 1e6, 0])  # persistent, far beyond anything the scene can carry
+    with pytest.raises(coulomb.SimulationError) as e:
+        w.run(100)
+    assert e.value.body in ("cart", "pole")  # the first past the limit
+    assert "spins" in str(e.value) or "moves" in str(e.value)
