@@ -183,16 +183,32 @@ void World::set_kinematic_velocity(int body, const Vec3& velocity, const Vec3& a
   state_.w[k] = angular_velocity;
 }
 
+namespace {
+// the body frame's pose (centre of mass) of a kinematic body whose shape frame is at (p, q)
+Pose kinematic_body_pose(const RigidModel& m, int body, const Vec3& p, const Quat& q, const char* call) {
+  require_kinematic(m, body, call);
+  check_finite(p, call, "position");
+  if (!q.coeffs().allFinite() || !(q.norm() > 0.0))
+    throw std::invalid_argument(std::string("World::") + call + ": orientation must be a finite, non-zero quaternion");
+  const Pose& sib = m.shape_in_body[std::size_t(body)];
+  const Quat qb = (q.normalized() * sib.q.conjugate()).normalized();
+  return {p - qb * sib.p, qb};
+}
+}  // namespace
+
+void World::set_kinematic_pose(int body, const Vec3& position, const Quat& orientation) {
+  check_id("body", "body", body, model_.size());
+  const Pose pose = kinematic_body_pose(model_, body, position, orientation, "set_kinematic_pose");
+  state_.x[std::size_t(body)] = pose.p;
+  state_.q[std::size_t(body)] = pose.q;
+}
+
 void World::move_kinematic(int body, const Vec3& position, const Quat& orientation) {
   check_id("body", "body", body, model_.size());
-  require_kinematic(model_, body, "move_kinematic");
-  check_finite(position, "move_kinematic", "position");
-  if (!orientation.coeffs().allFinite() || !(orientation.norm() > 0.0))
-    throw std::invalid_argument("World::move_kinematic: orientation must be a finite, non-zero quaternion");
+  const Pose end = kinematic_body_pose(model_, body, position, orientation, "move_kinematic");
   const auto k = std::size_t(body);
-  const Pose& sib = model_.shape_in_body[k];
-  const Quat q_end = (orientation.normalized() * sib.q.conjugate()).normalized();  // the body frame's
-  const Vec3 x_end = position - q_end * sib.p;
+  const Quat q_end = end.q;
+  const Vec3 x_end = end.p;
   Quat turn = q_end * state_.q[k].conjugate();
   if (turn.w() < 0.0) turn.coeffs() = -turn.coeffs();
   const Eigen::AngleAxisd aa(turn);

@@ -112,6 +112,20 @@ std::vector<int> vertex_ids(const World& w, int soft, py::handle vertices) {
   return out;
 }
 
+// move_kinematic or set_kinematic_pose of one body, the orientation unchanged when not given
+void kinematic_pose(World& w, py::handle body, py::handle position, py::handle orientation,
+                    void (World::*set)(int, const Vec3&, const Quat&)) {
+  const std::vector<int> ids = ids_of(body, body_names(w), "body");
+  if (ids.size() != 1) throw py::value_error("expected one body");
+  const std::vector<double> p = rows_of(position, 1, 3, "position");
+  Quat q = w.body(ids[0]).orientation;
+  if (!orientation.is_none()) {
+    const std::vector<double> o = rows_of(orientation, 1, 4, "orientation");
+    q = Quat(o[0], o[1], o[2], o[3]);
+  }
+  (w.*set)(ids[0], Vec3(p[0], p[1], p[2]), q);
+}
+
 py::array_t<double> joint_field(const World& w, int width, void (*get)(const JointState&, double*)) {
   const std::vector<JointState>& js = w.joint_states();
   py::array_t<double> a = width == 1 ? py::array_t<double>(py::ssize_t(js.size()))
@@ -221,20 +235,19 @@ void bind_control(PyWorldClass& cls) {
       .def(
           "move_kinematic",
           [](PyWorld& pw, py::handle body, py::handle position, py::handle orientation) {
-            World& w = pw.get();
-            const std::vector<int> ids = ids_of(body, body_names(w), "body");
-            if (ids.size() != 1) throw py::value_error("move_kinematic: expected one body");
-            const std::vector<double> p = rows_of(position, 1, 3, "position");
-            Quat q = w.body(ids[0]).orientation;
-            if (!orientation.is_none()) {
-              const std::vector<double> o = rows_of(orientation, 1, 4, "orientation");
-              q = Quat(o[0], o[1], o[2], o[3]);
-            }
-            w.move_kinematic(ids[0], Vec3(p[0], p[1], p[2]), q);
+            kinematic_pose(pw.get(), body, position, orientation, &World::move_kinematic);
           },
           py::arg("body"), py::arg("position"), py::arg("orientation") = py::none(),
           "Sets a kinematic body's velocities so that its shape frame reaches `position` (and `orientation`, "
           "[w, x, y, z]; default: unchanged) at the end of the next step.")
+      .def(
+          "set_kinematic_pose",
+          [](PyWorld& pw, py::handle body, py::handle position, py::handle orientation) {
+            kinematic_pose(pw.get(), body, position, orientation, &World::set_kinematic_pose);
+          },
+          py::arg("body"), py::arg("position"), py::arg("orientation") = py::none(),
+          "Puts a kinematic body's shape frame at a pose now, keeping its velocities (a conveyor: a belt with a "
+          "velocity, put back every step).")
       .def_property_readonly("actuator_names", [](PyWorld& pw) { return actuator_names(pw.get()); })
       .def_property_readonly("joint_names", [](PyWorld& pw) { return joint_names(pw.get()); })
       .def_property(

@@ -273,6 +273,24 @@ TEST_P(ControlSolver, KinematicPlatformLiftsWhatRestsOnIt) {
   EXPECT_THROW(w.apply_force(plate, Vec3(1, 0, 0)), std::invalid_argument);
 }
 
+// A conveyor: a kinematic belt with a velocity, put back in place every step, drags a box
+// resting on it up to the belt's speed by friction (mu g: 0.5 g over 0.2 m/s takes 0.04 s).
+TEST_P(ControlSolver, KinematicConveyorDragsABoxToItsSpeed) {
+  Json shapes = {{"belt", {{"type", "box"}, {"half_extents", {2, 0.5, 0.05}}}},
+                 {"box", {{"type", "box"}, {"half_extents", {0.1, 0.1, 0.1}}}}};
+  Json bodies = {{{"name", "belt"}, {"shape", "belt"}, {"kinematic", true}},
+                 {{"name", "box"}, {"shape", "box"}, {"mass", 1.0}, {"position", {0, 0, 0.15}}}};
+  World w = make(scene(GetParam(), 0.005, 100, shapes, bodies));
+  const int belt = w.find_body("belt"), box = w.find_body("box");
+  w.set_kinematic_velocity(belt, Vec3(0.2, 0, 0), Vec3::Zero());
+  for (int i = 0; i < 100; ++i) {
+    w.set_kinematic_pose(belt, Vec3::Zero(), Quat::Identity());
+    ASSERT_TRUE(w.step().ok());
+  }
+  EXPECT_NEAR(w.body(box).velocity.x(), 0.2, 0.01) << GetParam();
+  EXPECT_NEAR(w.body(box).position.z(), 0.15, 2e-3) << GetParam();
+}
+
 // Loads, commands and hinge turns are part of the State: a restored State repeats the run.
 TEST(Control, ControlIsPartOfTheState) {
   Json shapes = {{"wheel", {{"type", "cylinder"}, {"radius", 0.3}, {"half_height", 0.05}}}};

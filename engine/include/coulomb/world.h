@@ -210,6 +210,9 @@ class World {
   bool kinematic(int body) const;
   void set_kinematic_velocity(int body, const Vec3& velocity, const Vec3& angular_velocity);
   void move_kinematic(int body, const Vec3& position, const Quat& orientation);
+  // Puts a kinematic body's shape frame at a pose now, keeping its velocities: with a velocity and
+  // put back in place every step it is a conveyor belt (its contacts drag at that velocity).
+  void set_kinematic_pose(int body, const Vec3& position, const Quat& orientation);
 
   // Actuators (scene `actuators` and joint drives; SceneDef::actuators). A command set here acts
   // from the next step on and replaces the actuator's schedule, if it had one.
