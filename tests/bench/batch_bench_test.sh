@@ -18,7 +18,8 @@ for threads in 1 2; do
   [ "$code" -eq 0 ] && ok || { fail "$threads threads: exit code $code"; cat "$tmp/err.txt"; }
   [ "$(wc -l <"$tmp/out.json")" -eq 1 ] && ok || fail "$threads threads: expected 1 JSON line"
   line="$(head -1 "$tmp/out.json")"
-  for key in ms_per_world_step us_per_world_step max_joint_error worlds steps threads iterations repeat actuators joints; do
+  for key in ms_per_world_step us_per_world_step cores_used max_joint_error worlds steps threads iterations repeat \
+             warmup_steps actuators joints; do
     echo "$line" | grep -Eq "\"$key\":$number[,}]" && ok || fail "field $key missing or not a finite number in: $line"
   done
   for key in '"scene":"cartpole"' '"engine":"bullet"' '"worlds":4,' '"steps":20,' "\"threads\":$threads," \
