@@ -4,10 +4,13 @@
 #include <BulletCollision/CollisionDispatch/btManifoldResult.h>
 #include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
 #include <BulletCollision/Gimpact/btGImpactShape.h>
+#include <BulletDynamics/ConstraintSolver/btFixedConstraint.h>
+#include <coulomb/error.h>
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace bench {
 
@@ -70,7 +73,12 @@ BulletWorld::BulletWorld(const coulomb::SceneDef& scene, const coulomb::RigidMod
   gCalculateCombinedFrictionCallback = &combined_friction;
   gCalculateCombinedRestitutionCallback = &combined_restitution;
 
-  config_ = std::make_unique<btDefaultCollisionConfiguration>();
+  btDefaultCollisionConstructionInfo pools;
+  if (settings.pool_size > 0) {
+    pools.m_defaultMaxPersistentManifoldPoolSize = settings.pool_size;
+    pools.m_defaultMaxCollisionAlgorithmPoolSize = settings.pool_size;
+  }
+  config_ = std::make_unique<btDefaultCollisionConfiguration>(pools);
   // a full manifold (up to 4 points) from the first step on a plane; otherwise a box meets a
   // plane with one new point per step
   config_->setPlaneConvexMultipointIterations();
@@ -79,7 +87,13 @@ BulletWorld::BulletWorld(const coulomb::SceneDef& scene, const coulomb::RigidMod
                                   ~btCollisionDispatcher::CD_USE_RELATIVE_CONTACT_BREAKING_THRESHOLD);
   btGImpactCollisionAlgorithm::registerAlgorithm(dispatcher_.get());
   broadphase_ = std::make_unique<btDbvtBroadphase>();
-  solver_ = std::make_unique<TimedSequentialImpulseSolver>();
+  if (settings.timed_solver) {
+    auto timed = std::make_unique<TimedSequentialImpulseSolver>();
+    timed_ = timed.get();
+    solver_ = std::move(timed);
+  } else {
+    solver_ = std::make_unique<btSequentialImpulseConstraintSolver>();
+  }
   world_ = std::make_unique<btDiscreteDynamicsWorld>(dispatcher_.get(), broadphase_.get(), solver_.get(), config_.get());
   world_->setGravity(bt(scene.gravity));
   btContactSolverInfo& info = world_->getSolverInfo();
@@ -104,10 +118,128 @@ BulletWorld::BulletWorld(const coulomb::SceneDef& scene, const coulomb::RigidMod
     world_->addRigidBody(body.get());
     bodies_.push_back(std::move(body));
   }
+
+  for (const coulomb::ActuatorDef& d : scene.actuators)
+    if (d.type != coulomb::ActuatorType::Effort)
+      throw coulomb::InputError(d.pointer, std::string("actuator '") + d.name + "' is a " +
+                                               coulomb::actuator_type_name(d.type) +
+                                               " actuator (or a joint drive): the Bullet world models effort actuators only");
+  if (!scene.joints.empty() && int(scene.bodies.size()) != model.size())
+    throw std::logic_error("BulletWorld: the scene's bodies are not the model's");
+  ground_ = std::make_unique<btRigidBody>(0.0, nullptr, nullptr);
+  for (std::size_t k = 0; k < scene.joints.size(); ++k) {
+    const coulomb::JointDef& d = scene.joints[k];
+    if (d.type == coulomb::JointType::Hinge && d.limited && (d.lo < -SIMD_PI || d.hi > SIMD_PI))
+      throw coulomb::InputError("/joints/" + std::to_string(k),
+                                "joint '" + d.name + "': hinge limits outside [-pi, pi] (Bullet's hinge angle is not multi-turn)");
+    add_joint(d);
+  }
 }
 
 BulletWorld::~BulletWorld() {
+  for (auto& c : constraints_) world_->removeConstraint(c.get());
   for (auto& b : bodies_) world_->removeRigidBody(b.get());
+}
+
+const TimedSequentialImpulseSolver& BulletWorld::solver() const {
+  if (!timed_) throw std::logic_error("BulletWorld::solver: built without timed_solver");
+  return *timed_;
+}
+
+btTransform BulletWorld::pose(int body) const {
+  return body >= 0 ? bodies_[std::size_t(body)]->getCenterOfMassTransform() : btTransform::getIdentity();
+}
+
+// Both frames are the joint's frame at load (the anchor; the axis as z for a hinge, as x for a
+// slider) in each body's frame. The bodies' order makes Bullet's coordinates Coulomb's (a relative
+// to b), so that the limits carry over as they are: Bullet's hinge angle (useReferenceFrameA =
+// false) is its first body's turn relative to its second, so a comes first; its slider position
+// is the second frame's origin relative to the first's, along the first's x, so b comes first.
+void BulletWorld::add_joint(const coulomb::JointDef& d) {
+  using coulomb::JointType;
+  const btVector3 anchor = bt(d.anchor), n = bt(d.axis).normalized();
+  btVector3 u, unused;
+  btPlaneSpace1(n, u, unused);
+  const btVector3 w = n.cross(u);
+  btMatrix3x3 basis = btMatrix3x3::getIdentity();
+  if (d.type == JointType::Hinge)  // columns u, w, n
+    basis.setValue(u.x(), w.x(), n.x(), u.y(), w.y(), n.y(), u.z(), w.z(), n.z());
+  else if (d.type == JointType::Prismatic)  // columns n, u, w
+    basis.setValue(n.x(), u.x(), w.x(), n.y(), u.y(), w.y(), n.z(), u.z(), w.z());
+  const btTransform frame(basis, anchor);
+  const btTransform in_a = pose(d.a).inverse() * frame, in_b = pose(d.b).inverse() * frame;
+  btRigidBody &ra = side(d.a), &rb = side(d.b);
+
+  std::unique_ptr<btTypedConstraint> c;
+  switch (d.type) {
+    case JointType::Ball:
+      c = std::make_unique<btPoint2PointConstraint>(ra, rb, in_a.getOrigin(), in_b.getOrigin());
+      break;
+    case JointType::Hinge: {
+      auto h = std::make_unique<btHingeConstraint>(ra, rb, in_a, in_b, false);
+      if (d.limited) h->setLimit(d.lo, d.hi);
+      c = std::move(h);
+      break;
+    }
+    case JointType::Prismatic: {
+      auto s = std::make_unique<btSliderConstraint>(rb, ra, in_b, in_a, true);
+      // lower > upper leaves the slide free; the turn about the axis is locked
+      s->setLowerLinLimit(d.limited ? d.lo : 1.0);
+      s->setUpperLinLimit(d.limited ? d.hi : -1.0);
+      s->setLowerAngLimit(0.0);
+      s->setUpperAngLimit(0.0);
+      c = std::move(s);
+      break;
+    }
+    case JointType::Fixed:
+      c = std::make_unique<btFixedConstraint>(ra, rb, in_a, in_b);
+      break;
+  }
+  // jointed bodies do not collide unless the joint says so (Coulomb's drop_jointed_contacts);
+  // the world side is in no broadphase, so it needs no filter
+  world_->addConstraint(c.get(), !d.collide && d.a >= 0 && d.b >= 0);
+  constraints_.push_back(std::move(c));
+  joints_.push_back(Joint{d.type, d.a, d.b, in_a.getOrigin(), in_b.getOrigin(), pose(d.a).getBasis().transpose() * n});
+}
+
+void BulletWorld::apply_effort(int actuator, double command) {
+  if (actuator < 0 || actuator >= actuator_count())
+    throw std::out_of_range("BulletWorld::apply_effort: actuator " + std::to_string(actuator) + " is out of range (valid: 0.." +
+                            std::to_string(actuator_count() - 1) + ")");
+  const coulomb::ActuatorDef& d = scene_.actuators[std::size_t(actuator)];
+  const double tau = std::clamp(command, -d.max_effort, d.max_effort);
+  const Joint& j = joints_[std::size_t(d.joint)];
+  const btTransform ta = pose(j.a), tb = pose(j.b);
+  const btVector3 n = ta.getBasis() * j.axis_a;
+  btRigidBody* a = j.a >= 0 && !bodies_[std::size_t(j.a)]->isStaticObject() ? bodies_[std::size_t(j.a)].get() : nullptr;
+  btRigidBody* b = j.b >= 0 && !bodies_[std::size_t(j.b)]->isStaticObject() ? bodies_[std::size_t(j.b)].get() : nullptr;
+  if (j.type == coulomb::JointType::Hinge) {
+    if (a) a->applyTorque(tau * n);
+    if (b) b->applyTorque(-tau * n);
+  } else if (j.type == coulomb::JointType::Prismatic) {
+    const btVector3 p = tb * j.anchor_b;  // Coulomb's J^T tau: the force acts at b's anchor on both
+    if (a) a->applyForce(tau * n, p - ta.getOrigin());
+    if (b) b->applyForce(-tau * n, p - tb.getOrigin());
+  }
+}
+
+double BulletWorld::joint_position(int j) {
+  const Joint& k = joints_.at(std::size_t(j));
+  if (k.type == coulomb::JointType::Hinge) return static_cast<btHingeConstraint&>(*constraints_[std::size_t(j)]).getHingeAngle();
+  if (k.type != coulomb::JointType::Prismatic) return 0.0;
+  const btTransform ta = pose(k.a);
+  return (ta * k.anchor_a - pose(k.b) * k.anchor_b).dot(ta.getBasis() * k.axis_a);
+}
+
+double BulletWorld::joint_gap(int j) const {
+  const Joint& k = joints_.at(std::size_t(j));
+  const btTransform ta = pose(k.a);
+  btVector3 d = ta * k.anchor_a - pose(k.b) * k.anchor_b;
+  if (k.type == coulomb::JointType::Prismatic) {
+    const btVector3 n = ta.getBasis() * k.axis_a;
+    d -= d.dot(n) * n;
+  }
+  return d.length();
 }
 
 const coulomb::ContactCoefficients& BulletWorld::coefficients(const btCollisionObject* a,
