@@ -3,7 +3,6 @@
 #include <coulomb/constraints.h>
 #include <coulomb/joint_rows.h>
 
-#include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <cmath>
 
@@ -13,15 +12,49 @@ namespace {
 
 using BlockMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxBlockRows, kMaxBlockRows>;
 
-// The inverse of a joint's equality block: by Cholesky where it is well conditioned (every
-// joint between moving bodies), else the pseudo-inverse, which keeps the solve defined for a
-// joint to a body that cannot move (E = 0) or for redundant rows (it then moves nothing).
+// E^-1 of a joint's small equality block (m <= 8) by its Cholesky factor E = L L^T, written out:
+// Eigen's LLT solve and condition estimate take their general paths even at these sizes, a third
+// of a cart-pole step. False where a pivot falls to 1e-12 of the largest diagonal entry: E is
+// singular or nearly (redundant rows, a joint to a body that cannot move).
+bool cholesky_inverse(const BlockMatrix& E, BlockMatrix& inv) {
+  const int m = int(E.rows());
+  const double tol = 1e-12 * E.diagonal().maxCoeff();
+  BlockMatrix L = BlockMatrix::Zero(m, m), Li = BlockMatrix::Zero(m, m);
+  for (int j = 0; j < m; ++j) {
+    double d = E(j, j);
+    for (int k = 0; k < j; ++k) d -= L(j, k) * L(j, k);
+    if (!(d > tol)) return false;
+    L(j, j) = std::sqrt(d);
+    for (int i = j + 1; i < m; ++i) {
+      double s = E(i, j);
+      for (int k = 0; k < j; ++k) s -= L(i, k) * L(j, k);
+      L(i, j) = s / L(j, j);
+    }
+  }
+  for (int j = 0; j < m; ++j) {  // L^-1 by forward substitution
+    Li(j, j) = 1.0 / L(j, j);
+    for (int i = j + 1; i < m; ++i) {
+      double s = 0.0;
+      for (int k = j; k < i; ++k) s -= L(i, k) * Li(k, j);
+      Li(i, j) = s / L(i, i);
+    }
+  }
+  inv.resize(m, m);  // E^-1 = L^-T L^-1
+  for (int r = 0; r < m; ++r)
+    for (int c = r; c < m; ++c) {
+      double s = 0.0;
+      for (int k = c; k < m; ++k) s += Li(k, r) * Li(k, c);
+      inv(r, c) = inv(c, r) = s;
+    }
+  return true;
+}
+
+// The inverse of a joint's equality block, or where it is singular its pseudo-inverse, which
+// keeps the solve defined (it then moves nothing along the null space).
 BlockMatrix equality_inverse(const BlockMatrix& E) {
   const int m = int(E.rows());
   BlockMatrix inv = BlockMatrix::Zero(m, m);
-  if (m == 0 || !(E.diagonal().maxCoeff() > 0.0)) return inv;
-  const Eigen::LLT<BlockMatrix> llt(E);
-  if (llt.info() == Eigen::Success && llt.rcond() > 1e-12) return llt.solve(BlockMatrix::Identity(m, m));
+  if (m == 0 || !(E.diagonal().maxCoeff() > 0.0) || cholesky_inverse(E, inv)) return inv;
   Eigen::SelfAdjointEigenSolver<BlockMatrix> es(E);
   const double cut = 1e-12 * es.eigenvalues().cwiseAbs().maxCoeff();
   Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxBlockRows, 1> d = es.eigenvalues();
