@@ -120,6 +120,23 @@ bool CrMlcp::evaluate_constraints(const Vec& yc) {
       }
     }
   }
+  // joint limits (RowKind::Limit): unilateral rows as a contact's normal (eq. 12-13), without
+  // friction: active where the linear model passes the limit, inactive again where it pulls
+  for (std::size_t k = 0; k < joint_row_.size(); ++k)
+    for (int r = joint_row_[k]; r < joint_end_row(k); ++r) {
+      if (rows_[std::size_t(r)].kind != RowKind::Limit) continue;
+      const double g = gap_rate(r, y);
+      double& lambda = y[n_ + r];
+      if (active(r) && g >= -vtol && lambda <= 0.0 && h_ * rows_[std::size_t(r)].mobility * std::abs(lambda) > eps2_) {
+        active_[std::size_t(r)] = 0;
+        lambda = 0.0;
+        changed = true;
+      } else if (!active(r) && h_ * g < -target_) {
+        active_[std::size_t(r)] = 1;
+        lambda = 0.0;
+        changed = true;
+      }
+    }
   // bounded drives (RowKind::Actuator), as Algorithm 2 treats friction's bound: a drive whose
   // impulse passes +-F h leaves the active set with that impulse on the right-hand side, and
   // comes back once its row, with that impulse, asks for no more (the residual's sign turns)

@@ -335,3 +335,28 @@ TEST(Control, LoadsWakeSleepingBodiesAndKeepThemAwake) {
 }
 
 }  // namespace control_test
+
+namespace control_test {
+
+// Joint limits stop a falling body in every solver (cr-mlcp ignored them, issue 48 item 3: a
+// rod on a vertical slider limited to [-0.1, 0.1] or [0, 0] fell 1.24 m to the ground).
+TEST_P(ControlSolver, JointLimitsHoldAFallingBody) {
+  Json shapes = {{"rod", {{"type", "box"}, {"half_extents", {0.02, 0.02, 0.3}}}},
+                 {"ground", {{"type", "plane"}, {"normal", {0, 0, 1}}}}};
+  Json bodies = {{{"name", "ground"}, {"shape", "ground"}, {"fixed", true}},
+                 {{"name", "rod"}, {"shape", "rod"}, {"mass", 1.0}, {"position", {0, 0, 1.5}}}};
+  for (const double lo : {-0.1, 0.0}) {
+    Json joints = {{{"name", "slide"}, {"type", "prismatic"}, {"a", "rod"}, {"b", nullptr}, {"axis", {0, 0, 1}}, {"limits", {lo, -lo}}}};
+    World w = make(scene(GetParam(), 0.01, 100, shapes, bodies, joints));
+    run(w, 100);
+    EXPECT_NEAR(w.joint_state(0).position, lo, 1e-3) << GetParam() << ", limits [" << lo << ", " << -lo << "]";
+  }
+  // a rod on a horizontal hinge limited to [-0.5, 0.5] rad falls to -0.5 (a's rotation about y)
+  Json rod = {{{"name", "rod"}, {"shape", "rod"}, {"mass", 1.0}, {"position", {0.3, 0, 1}}, {"orientation", {0.7071067811865476, 0, 0.7071067811865476, 0}}}};
+  Json hinge = {{{"name", "pivot"}, {"type", "hinge"}, {"a", "rod"}, {"b", nullptr}, {"anchor", {0, 0, 1}}, {"axis", {0, 1, 0}}, {"limits", {-0.5, 0.5}}}};
+  World w = make(scene(GetParam(), 0.01, 200, {{"rod", shapes["rod"]}}, rod, hinge));
+  run(w, 200);
+  EXPECT_NEAR(std::abs(w.joint_state(0).position), 0.5, 2e-3) << GetParam();
+}
+
+}  // namespace control_test
