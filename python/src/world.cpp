@@ -1,7 +1,8 @@
 // coulomb.World and coulomb.State (python/README.md).
 //
 // Body arrays are in the user's terms of final_state.json (World::body): the pose of each body's
-// shape frame and the velocity of that frame's origin, one row per body in scene order. Reading
+// shape frame and the velocity of that frame's origin, one row per body id (body_names' order: the
+// scene's, unless a scene of 1,024 or more moving bodies was numbered in space). Reading
 // makes a new array; assigning a whole array writes it: the rows that differ from the current
 // values are converted to the centre-of-mass state (RigidState) and set with World::set_state,
 // so rows left alone keep their state bit for bit.
@@ -264,7 +265,7 @@ void bind_world(py::module_& m) {
                     [](PyWorld& pw, const py::array_t<double, py::array::c_style | py::array::forcecast>& a) {
                       write_field(pw, Field::Position, a);
                     },
-                    "(n, 3) shape-frame positions (m), one row per body in scene order; assign an array to move bodies")
+                    "(n, 3) shape-frame positions (m), one row per body in body_names' order; assign an array to move bodies")
       .def_property("orientations", [](PyWorld& pw) { return read_field(pw, Field::Orientation); },
                     [](PyWorld& pw, const py::array_t<double, py::array::c_style | py::array::forcecast>& a) {
                       write_field(pw, Field::Orientation, a);
