@@ -13,8 +13,8 @@ namespace {
 using BlockMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kMaxBlockRows, kMaxBlockRows>;
 
 // E^-1 of a joint's small equality block (m <= 8) by its Cholesky factor E = L L^T, written out:
-// Eigen's LLT solve and condition estimate take their general paths even at these sizes, a third
-// of a cart-pole step. False where a pivot falls to 1e-12 of the largest diagonal entry: E is
+// Eigen's LLT solve and condition estimate take their general blocked paths even at these sizes,
+// which dominate a small joint's assembly. False where a pivot falls to 1e-12 of the largest diagonal entry: E is
 // singular or nearly (redundant rows, a joint to a body that cannot move).
 bool cholesky_inverse(const BlockMatrix& E, BlockMatrix& inv) {
   const int m = int(E.rows());

@@ -84,10 +84,7 @@ void World::init_control() {
 // ---- loads ----
 
 Vec6& World::body_load(int body, LoadDuration d, const char* call) {
-  if (body < 0 || body >= model_.size())
-    throw std::out_of_range(std::string("World::") + call + ": body id " + std::to_string(body) + " is out of range (" +
-                            (model_.size() == 0 ? std::string("the world has none") : "valid ids are 0.." + std::to_string(model_.size() - 1)) +
-                            (body == -1 ? "; -1 is what find_body returns for a name it does not know)" : ")"));
+  check_id("body", "body", body, model_.size(), call);
   const auto k = std::size_t(body);
   if (model_.fixed[k])
     throw std::invalid_argument(std::string("World::") + call + ": body '" + model_.name[k] + "' is " +
@@ -132,7 +129,7 @@ void World::set_wrench(int body, const Vec3& force, const Vec3& torque) {
 
 void World::apply_vertex_force(int soft, int vertex, const Vec3& force, LoadDuration d) {
   check_finite(force, "apply_vertex_force", "force");
-  check_id("soft_body", "soft body", soft, soft_body_count());
+  check_id("soft_body", "soft body", soft, soft_body_count(), "apply_vertex_force");
   const SoftBody& b = soft_[std::size_t(soft)];
   if (vertex < 0 || vertex >= b.vertex_count())
     throw std::out_of_range("World::apply_vertex_force: vertex " + std::to_string(vertex) + " of soft body '" + b.name +
@@ -160,7 +157,7 @@ void World::clear_loads() {
 // ---- kinematic bodies ----
 
 bool World::kinematic(int body) const {
-  check_id("body", "body", body, model_.size());
+  check_id("body", "body", body, model_.size(), "kinematic");
   return model_.kinematic[std::size_t(body)] != 0;
 }
 
@@ -173,7 +170,7 @@ void require_kinematic(const RigidModel& m, int body, const char* call) {
 }  // namespace
 
 void World::set_kinematic_velocity(int body, const Vec3& velocity, const Vec3& angular_velocity) {
-  check_id("body", "body", body, model_.size());
+  check_id("body", "body", body, model_.size(), "set_kinematic_velocity");
   require_kinematic(model_, body, "set_kinematic_velocity");
   check_finite(velocity, "set_kinematic_velocity", "velocity");
   check_finite(angular_velocity, "set_kinematic_velocity", "angular_velocity");
@@ -197,14 +194,14 @@ Pose kinematic_body_pose(const RigidModel& m, int body, const Vec3& p, const Qua
 }  // namespace
 
 void World::set_kinematic_pose(int body, const Vec3& position, const Quat& orientation) {
-  check_id("body", "body", body, model_.size());
+  check_id("body", "body", body, model_.size(), "set_kinematic_pose");
   const Pose pose = kinematic_body_pose(model_, body, position, orientation, "set_kinematic_pose");
   state_.x[std::size_t(body)] = pose.p;
   state_.q[std::size_t(body)] = pose.q;
 }
 
 void World::move_kinematic(int body, const Vec3& position, const Quat& orientation) {
-  check_id("body", "body", body, model_.size());
+  check_id("body", "body", body, model_.size(), "move_kinematic");
   const Pose end = kinematic_body_pose(model_, body, position, orientation, "move_kinematic");
   const auto k = std::size_t(body);
   const Quat q_end = end.q;
@@ -230,7 +227,7 @@ const ActuatorDef& World::actuator(int id) const {
 }
 
 void World::set_command(int id, double value) {
-  check_id("actuator", "actuator", id, actuator_count());
+  check_id("actuator", "actuator", id, actuator_count(), "set_command");
   if (!std::isfinite(value))
     throw std::invalid_argument("World::set_command: the command of actuator '" + scene_.actuators[std::size_t(id)].name +
                                 "' must be finite");
@@ -242,7 +239,7 @@ void World::set_command(int id, double value) {
 }
 
 double World::command(int id) const {
-  check_id("actuator", "actuator", id, actuator_count());
+  check_id("actuator", "actuator", id, actuator_count(), "command");
   return control_.command[std::size_t(id)];
 }
 
@@ -253,7 +250,7 @@ int World::find_joint(const std::string& name) const {
 }
 
 const JointState& World::joint_state(int id) const {
-  check_id("joint", "joint", id, joint_count());
+  check_id("joint", "joint", id, joint_count(), "joint_state");
   return joint_states_[std::size_t(id)];
 }
 

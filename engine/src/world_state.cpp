@@ -25,9 +25,9 @@ std::string size_mismatch(const std::string& what, std::size_t got, std::size_t 
 
 }  // namespace
 
-void World::check_id(const char* accessor, const char* what, int id, int count) {
+void World::check_id(const char* accessor, const char* what, int id, int count, const char* call) {
   if (id >= 0 && id < count) return;
-  std::string msg = std::string("World::") + accessor + ": " + what + " id " + std::to_string(id) + " is out of range (";
+  std::string msg = std::string("World::") + (call ? call : accessor) + ": " + what + " id " + std::to_string(id) + " is out of range (";
   msg += count == 0 ? std::string("the world has none") : "valid ids are 0.." + std::to_string(count - 1);
   if (id == -1) msg += std::string("; -1 is what find_") + accessor + " returns for a name it does not know";
   throw std::out_of_range(msg + ")");

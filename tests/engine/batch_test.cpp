@@ -1,5 +1,5 @@
 // WorldBatch (coulomb/batch.h): a batch computes, bit for bit, what separate worlds compute, on 1
-// and 2 threads (validation 9 of the control issue), and resets a subset to the start.
+// and 2 threads, and resets a subset to the start.
 #include <coulomb/batch.h>
 #include <coulomb/error.h>
 

@@ -1,5 +1,5 @@
 """Driving a World from Python (python/README.md "Driving a World"): loads, actuators, joint and
-contact sensing as arrays, their errors, batches, and the issue's controller checks (a cart-pole
+contact sensing as arrays, their errors, batches, and two controllers (a cart-pole
 balanced by LQR, a 6-joint arm under PD torque control)."""
 import math
 import os

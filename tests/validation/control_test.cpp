@@ -338,8 +338,8 @@ TEST(Control, LoadsWakeSleepingBodiesAndKeepThemAwake) {
 
 namespace control_test {
 
-// Joint limits stop a falling body in every solver (cr-mlcp ignored them, issue 48 item 3: a
-// rod on a vertical slider limited to [-0.1, 0.1] or [0, 0] fell 1.24 m to the ground).
+// Joint limits stop a falling body in every solver: a rod on a vertical slider limited to
+// [-0.1, 0.1] or [0, 0], and a rod on a hinge limited to [-0.5, 0.5] rad.
 TEST_P(ControlSolver, JointLimitsHoldAFallingBody) {
   Json shapes = {{"rod", {{"type", "box"}, {"half_extents", {0.02, 0.02, 0.3}}}},
                  {"ground", {{"type", "plane"}, {"normal", {0, 0, 1}}}}};

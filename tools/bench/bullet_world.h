@@ -36,7 +36,7 @@ struct BulletSettings {
   int iterations = 10;                  // btContactSolverInfo::m_numIterations
   bool two_friction_directions = true;  // SOLVER_USE_2_FRICTION_DIRECTIONS (Bullet's default is one)
   // false: Bullet's solver without the sweep timers of sweep_cost.h, whose CPU-clock reads are
-  // system calls (0.55 us each here), two a sweep: as much as a small scene's whole step
+  // system calls, two a sweep, comparable to a small scene's whole step
   bool timed_solver = true;
   // the collision configuration's manifold and algorithm pools, in entries (0: Bullet's 4096 of
   // each, about 7 MB a world, which Bullet touches whole when it builds them); Bullet allocates

@@ -287,7 +287,7 @@ struct SolverStats {
   // setup or final merit) and its contact visits, contacts x sweeps run (a rejected PROX sweep, an
   // ESP iteration, a GSP set sweep: one each). Summed over islands. Their ratio is the sweep cost
   // per contact (tools/bench/README.md). Set by pgs and the PROX schemes only, and 0 without
-  // contacts (a joints-only island: the clock's system call cost a cart-pole step 19 %).
+  // contacts: a joints-only island has no sweep cost to time, and the process clock is a system call.
   double sweep_ms = 0.0;
   double contact_sweeps = 0.0;
   std::vector<double> history;    // the solver's own residual after each iteration (record_history)

@@ -90,7 +90,7 @@ struct WorldSettings {
   // 0 = all cores, at most kMaxThreads. Results are bit-identical for every thread count.
   int threads = 1;
   // the most the World accepts (more is an InputError "threads"; the CLI's --threads shares it):
-  // an arena of 100,000 threads segfaulted when its World was destroyed
+  // TBB cannot tear down an arena of many thousands of threads safely
   static constexpr int kMaxThreads = 1024;
   // solve each contact island on its own (in parallel); false = one global problem
   bool islands = true;
@@ -276,7 +276,9 @@ class World {
   static constexpr std::size_t kMaxContacts = 500'000, kMaxPairContacts = 1024;
   // Throws std::out_of_range unless 0 <= id < count, naming World::<accessor> and find_<accessor>
   // (world_state.cpp).
-  static void check_id(const char* accessor, const char* what, int id, int count);
+  // `call` names the method in the message where it is not the accessor itself (e.g.
+  // apply_force checks a body id: "World::apply_force: body id ..., find_body returns -1").
+  static void check_id(const char* accessor, const char* what, int id, int count, const char* call = nullptr);
   StepResult run_stages();
   StepResult run_position_stages();  // world_position.cpp (seed 002)
   DetectInput posed_input(std::vector<Pose>& poses);  // shapes at the current poses, no reach
