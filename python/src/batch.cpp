@@ -84,15 +84,16 @@ void bodies_field(const World& w, double* out, int width, Get&& get) {
 void bind_batch(py::module_& m) {
   py::class_<PyBatch>(m, "Batch",
                       "N independent copies of a scene, stepped together: Batch(scene, count, threads=1, solver=None, "
-                      "overrides=None, steps=None, dt=None, max_speed=1e3, islands=True, base_dir=None). Each world "
+                      "overrides=None, steps=None, dt=None, max_speed=1e3, health=\"stop\", islands=True, base_dir=None). Each world "
                       "runs on one thread, so world i computes bit for bit what a separate World computes, on any "
                       "thread count.")
       .def(py::init([](py::handle scene, int count, int threads, py::handle solver, py::handle overrides, py::handle steps,
-                       py::handle dt, double max_speed, bool islands, py::handle base_dir) {
+                       py::handle dt, double max_speed, const std::string& health, bool islands, py::handle base_dir) {
              if (!(max_speed > 0.0)) throw InputError("max_speed", "must be positive");
              SceneDef def = make_scene(scene, make_overrides(solver, overrides, steps, dt), base_dir);
              WorldSettings settings;
              settings.max_speed = max_speed;
+             settings.health.action = health_action(health);
              settings.islands = islands;
              auto pb = std::make_unique<PyBatch>();
              py::gil_scoped_release unlocked;
@@ -101,7 +102,7 @@ void bind_batch(py::module_& m) {
            }),
            py::arg("scene"), py::arg("count"), py::kw_only(), py::arg("threads") = 1, py::arg("solver") = py::none(),
            py::arg("overrides") = py::none(), py::arg("steps") = py::none(), py::arg("dt") = py::none(),
-           py::arg("max_speed") = 1e3, py::arg("islands") = true, py::arg("base_dir") = py::none())
+           py::arg("max_speed") = 1e3, py::arg("health") = "stop", py::arg("islands") = true, py::arg("base_dir") = py::none())
       .def("__len__", [](PyBatch& pb) { return pb.get().size(); })
       .def_property_readonly("threads", [](PyBatch& pb) { return pb.get().threads(); })
       .def(

@@ -127,6 +127,11 @@ py::object column(const std::vector<const nlohmann::json*>& rows, const std::str
   }
   const nlohmann::json& first = like;
   const auto n = static_cast<py::ssize_t>(rows.size());
+  if (first.is_array()) {  // a list per step (the health check's findings): a list of them
+    py::list out;
+    for (const nlohmann::json* r : rows) out.append(from_json((*r)[key]));
+    return out;
+  }
   if (first.is_boolean()) {
     py::array_t<bool> a(n);
     auto m = a.mutable_unchecked<1>();

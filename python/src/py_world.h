@@ -4,6 +4,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <coulomb/error.h>
 #include <coulomb/world.h>
 
 #include <atomic>
@@ -32,6 +33,14 @@ struct Busy {
   }
   ~Busy() { w.busy.store(false); }
 };
+
+// The `health` keyword (coulomb run --health): "stop", "warn" or "off"; else an InputError.
+inline HealthAction health_action(const std::string& name) {
+  if (name == "stop") return HealthAction::Stop;
+  if (name == "warn") return HealthAction::Warn;
+  if (name == "off") return HealthAction::Off;
+  throw InputError("health", "must be \"stop\", \"warn\" or \"off\", got \"" + name + "\"");
+}
 
 using PyWorldClass = pybind11::class_<PyWorld>;
 // control.cpp: loads, kinematic bodies, actuators, joint states, contacts

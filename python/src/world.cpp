@@ -224,17 +224,18 @@ void bind_world(py::module_& m) {
 
   PyWorldClass cls = py::class_<PyWorld>(m, "World",
                       "A simulation: World(scene, solver=None, overrides=None, steps=None, dt=None, threads=1, "
-                      "max_speed=1e3, islands=True, base_dir=None). `scene` is a path, a dict or a coulomb.Scene; "
+                      "max_speed=1e3, health=\"stop\", islands=True, base_dir=None). `scene` is a path, a dict or a coulomb.Scene; "
                       "the keywords are `coulomb run`'s --solver, --set (a dict {pointer: value} or a list of "
                       "\"POINTER=VALUE\"), --steps, --dt, --threads, --max-speed and --no-islands.")
       .def(py::init([](py::handle scene, py::handle solver, py::handle overrides, py::handle steps, py::handle dt,
-                       int threads, double max_speed, bool islands, py::handle base_dir) {
+                       int threads, double max_speed, const std::string& health, bool islands, py::handle base_dir) {
              if (threads < 0) throw InputError("threads", "must be >= 0 (0 = all cores)");
              if (!(max_speed > 0.0)) throw InputError("max_speed", "must be positive");
              SceneDef def = make_scene(scene, make_overrides(solver, overrides, steps, dt), base_dir);
              WorldSettings settings;
              settings.threads = threads;
              settings.max_speed = max_speed;
+             settings.health.action = health_action(health);
              settings.islands = islands;
              auto pw = std::make_unique<PyWorld>();
              py::gil_scoped_release unlocked;
@@ -243,7 +244,7 @@ void bind_world(py::module_& m) {
            }),
            py::arg("scene"), py::kw_only(), py::arg("solver") = py::none(), py::arg("overrides") = py::none(),
            py::arg("steps") = py::none(), py::arg("dt") = py::none(), py::arg("threads") = 1,
-           py::arg("max_speed") = 1e3, py::arg("islands") = true, py::arg("base_dir") = py::none())
+           py::arg("max_speed") = 1e3, py::arg("health") = "stop", py::arg("islands") = true, py::arg("base_dir") = py::none())
       .def("step", &step,
            "Runs one step and returns its stats (the keys of a stats.jsonl line). Raises SimulationError (.step, "
            ".body) if the step fails.")

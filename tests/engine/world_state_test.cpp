@@ -12,14 +12,7 @@
 #include <new>
 #include <stdexcept>
 
-namespace coulomb {
-
-// The test seam of world.h: a function called at the start of every step, inside the arena.
-struct WorldTestAccess {
-  static void set_stage_fault(World& w, void (*fault)(int step)) { w.stage_fault_ = fault; }
-};
-
-}  // namespace coulomb
+#include "world_test_access.h"
 
 using namespace coulomb;
 

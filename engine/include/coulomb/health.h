@@ -36,7 +36,7 @@ struct HealthLimits {
   HealthAction action = HealthAction::Stop;
   double energy_gain = 0.1;        // of the energy scale
   double collapse_ratio = 0.01;    // smallest tetrahedron volume ratio V/V0 that is not collapsed
-  double joint_tear = 0.5;         // anchors' distance, over the larger body's bounding radius
+  double joint_tear = 1.0;         // anchors' distance, over the larger body's bounding radius
   double joint_tear_angle = 0.5;   // (unit: rad)
   double depth = 0.05;             // centre of mass inside a fixed shape, over the bounding radius
 };
