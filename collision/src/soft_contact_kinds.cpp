@@ -176,17 +176,20 @@ bool contains(const std::array<int, 3>& f, int v) { return f[0] == v || f[1] == 
 
 // Rest neighbours within one body (SoftSurface::rest): features closer than `range` in the rest
 // shape, vertex v and triangle f, or edges (a0, a1) and (b0, b1). Without rest positions none.
+// The range carries a relative 1e-9, so that rounding never makes a contact of features exactly
+// `range` apart at rest (a grid's vertices one cell from a triangle, the envelope one cell).
 bool rest_neighbours(const SoftSurface& s, int v, const std::array<int, 3>& f, double range) {
   if (!s.rest) return false;
   const std::vector<Vec3>& r = *s.rest;
   Vec3 w;
   const Vec3 q = closest_on_triangle(r[std::size_t(v)], r[std::size_t(f[0])], r[std::size_t(f[1])], r[std::size_t(f[2])], w);
-  return (q - r[std::size_t(v)]).norm() < range;
+  return (q - r[std::size_t(v)]).norm() < range * (1.0 + 1e-9);
 }
 bool rest_neighbours(const SoftSurface& s, int a0, int a1, int b0, int b1, double range) {
   if (!s.rest) return false;
   const std::vector<Vec3>& r = *s.rest;
-  return closest_segment_segment(r[std::size_t(a0)], r[std::size_t(a1)], r[std::size_t(b0)], r[std::size_t(b1)]).distance < range;
+  return closest_segment_segment(r[std::size_t(a0)], r[std::size_t(a1)], r[std::size_t(b0)], r[std::size_t(b1)]).distance <
+         range * (1.0 + 1e-9);
 }
 
 }  // namespace
