@@ -2,7 +2,11 @@
 // that simulates soft bodies: a bar in free fall, touching nothing, gets no contact, keeps its
 // energy and its shape. Within one body only its deformation brings its own features together,
 // the side of two of its edges is not a body's inside, and features that are neighbours in the
-// rest shape are no self-contact (collision/README.md, "Soft contacts").
+// rest shape are no self-contact (collision/README.md, "Soft contacts"). And a soft U whose upper
+// arm sags onto its lower arm rests on it with self-contacts, and falls through it without.
+#include <coulomb/candidates.h>
+#include <coulomb/intersections.h>
+#include <coulomb/mesh_generators.h>
 #include <coulomb/soft_body.h>
 #include <coulomb/solver.h>
 #include <coulomb/world.h>
@@ -10,6 +14,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
 #include <tuple>
 #include <nlohmann/json.hpp>
 
@@ -44,6 +51,12 @@ std::vector<std::string> soft_solvers() {
   return names;
 }
 
+std::string test_name(const ::testing::TestParamInfo<std::string>& p) {
+  std::string n = p.param;
+  std::replace(n.begin(), n.end(), '-', '_');
+  return n;
+}
+
 }  // namespace
 
 class FreeFallingBar : public ::testing::TestWithParam<std::string> {};
@@ -76,11 +89,94 @@ TEST_P(FreeFallingBar, GetsNoSelfContactAndKeepsItsEnergyAndShape) {
   }
 }
 
+namespace {
+
+// A U of 5 cm cells lying on the ground, open towards +x: two arms of 8 x 2 cells (40 cm x 10 cm
+// x 5 cm) joined by one column at x < 2.5 cm, the slot between them 5 cm high. Soft gel (E = 20
+// kPa): the upper arm cannot carry itself and sags onto the lower one.
+nlohmann::json sagging_u(const std::string& solver, bool self, const std::string& surface) {
+  return {{"format", "coulomb-scene/1"},
+          {"gravity", {0, 0, -9.81}},
+          {"time", {{"dt", 0.005}, {"duration", 0.4}}},
+          {"solver", {{"type", solver}}},
+          {"collision", {{"self_contacts", self}, {"edge_edge", self}, {"thickness", 0.001}}},
+          {"materials",
+           {{"default", {{"density", 1000}, {"friction", 0.5}}},
+            {"gel", {{"density", 1000}, {"friction", 0.5}, {"young", 2e4}, {"poisson", 0.3}, {"model", "neo-hookean"}}}}},
+          {"shapes", {{"ground", {{"type", "plane"}, {"normal", {0, 0, 1}}, {"offset", 0}}}}},
+          {"bodies", {{{"name", "ground"}, {"shape", "ground"}, {"fixed", true}}}},
+          {"soft_bodies",
+           {{{"name", "u"}, {"material", "gel"}, {"position", {0, 0, 0.035}},
+             {"mesh", {{"type", "tetgen"}, {"surface", surface}, {"max_volume", 5e-5}, {"quality", 1.5}}}}}}};
+}
+
+// the U's surface as an OBJ file (the tetgen mesh type reads one)
+std::string write_u_surface() {
+  std::vector<std::array<int, 3>> cells;
+  for (int j = 0; j < 2; ++j) {
+    for (int i = 0; i < 8; ++i) cells.push_back({i, j, 0}), cells.push_back({i, j, 2});
+    cells.push_back({0, j, 1});
+  }
+  const Surface u = voxel_surface(cells, 0.05);
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "coulomb_self_contact_u.obj";
+  std::ofstream out(path);
+  for (const Vec3& v : u.vertices) out << "v " << v.x() << ' ' << v.y() << ' ' << v.z() << '\n';
+  for (const auto& t : u.triangles) out << "f " << t[0] + 1 << ' ' << t[1] + 1 << ' ' << t[2] + 1 << '\n';
+  return path.string();
+}
+
+// Over the run: the lowest point of the upper arm (beyond the column, by rest position), and the
+// surface's intersecting triangle pairs (the intersection checker, collision/intersections.h).
+struct Sag {
+  double upper_low = std::numeric_limits<double>::infinity();
+  int intersections = 0;
+};
+Sag sag(const std::string& solver, bool self, const std::string& surface) {
+  World w(parse_scene(sagging_u(solver, self, surface), "."));
+  const SoftBody& u = w.soft_body(0);
+  CandidateSurface cs;
+  cs.x = &u.x;
+  cs.faces = &u.faces;
+  cs.soft = 0;
+  Sag s;
+  while (w.step_count() < w.total_steps()) {
+    EXPECT_TRUE(w.step().ok()) << solver;
+    for (std::size_t v = 0; v < u.x.size(); ++v)
+      if (u.mesh.rest[v].x() > 0.1 && u.mesh.rest[v].z() > 0.1) s.upper_low = std::min(s.upper_low, u.x[v].z());
+    s.intersections += int(find_intersections({cs}).size());
+  }
+  EXPECT_GT(soft_min_tet_volume(u), 0.0) << solver;
+  return s;
+}
+
+}  // namespace
+
+class SaggingU : public ::testing::TestWithParam<std::string> {};
+
+// With self-contacts the upper arm comes down onto the lower one (its underside, 5 cm above the
+// lower arm's top at rest, sinks by more than 3 cm as both squash) and the surface never crosses
+// itself; without them it sinks through (the control, xpbd-jacobi). cr-mlcp's CCD over its
+// candidate lists, self pairs included, would stop it either way.
+TEST_P(SaggingU, UpperArmComesDownOntoTheLowerWithoutCrossingIt) {
+  const std::string solver = GetParam();
+  const std::string surface = write_u_surface();
+  const Sag with = sag(solver, true, surface);
+  std::printf("%s, U with self-contacts: upper arm's lowest point %.4f m (0.11 at rest), %d intersecting triangle pairs\n",
+              solver.c_str(), with.upper_low, with.intersections);
+  EXPECT_LT(with.upper_low, 0.08) << "the upper arm must come down onto the lower one";
+  EXPECT_EQ(with.intersections, 0) << solver;
+  if (solver == "xpbd-jacobi") {
+    const Sag without = sag(solver, false, surface);
+    std::printf("%s, U without self-contacts: upper arm's lowest point %.4f m, %d intersecting triangle pairs\n",
+                solver.c_str(), without.upper_low, without.intersections);
+    EXPECT_GT(without.intersections, 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(SoftSolvers, SaggingU, ::testing::ValuesIn(soft_solvers()),
+                         test_name);
+
 INSTANTIATE_TEST_SUITE_P(SoftSolvers, FreeFallingBar, ::testing::ValuesIn(soft_solvers()),
-                         [](const ::testing::TestParamInfo<std::string>& p) {
-                           std::string n = p.param;
-                           std::replace(n.begin(), n.end(), '-', '_');
-                           return n;
-                         });
+                         test_name);
 
 }  // namespace coulomb::self_contact_test
