@@ -97,7 +97,7 @@ namespace {
 nlohmann::json sagging_u(const std::string& solver, bool self, const std::string& surface) {
   return {{"format", "coulomb-scene/1"},
           {"gravity", {0, 0, -9.81}},
-          {"time", {{"dt", 0.005}, {"duration", 0.4}}},
+          {"time", {{"dt", 0.005}, {"duration", 0.3}}},
           {"solver", {{"type", solver}}},
           {"collision", {{"self_contacts", self}, {"edge_edge", self}, {"thickness", 0.001}}},
           {"materials",
@@ -107,7 +107,7 @@ nlohmann::json sagging_u(const std::string& solver, bool self, const std::string
           {"bodies", {{{"name", "ground"}, {"shape", "ground"}, {"fixed", true}}}},
           {"soft_bodies",
            {{{"name", "u"}, {"material", "gel"}, {"position", {0, 0, 0.035}},
-             {"mesh", {{"type", "tetgen"}, {"surface", surface}, {"max_volume", 5e-5}, {"quality", 1.5}}}}}}};
+             {"mesh", {{"type", "tetgen"}, {"surface", surface}, {"max_volume", 1e-4}, {"quality", 1.5}}}}}}};
 }
 
 // the U's surface as an OBJ file (the tetgen mesh type reads one)
