@@ -3,7 +3,8 @@
 // energy and its shape. Within one body only its deformation brings its own features together,
 // the side of two of its edges is not a body's inside, and features that are neighbours in the
 // rest shape are no self-contact (collision/README.md, "Soft contacts"). And a soft U whose upper
-// arm sags onto its lower arm rests on it with self-contacts, and falls through it without.
+// arm sags onto its lower arm comes down onto it without crossing it with self-contacts, and
+// sinks through it without.
 #include <coulomb/candidates.h>
 #include <coulomb/intersections.h>
 #include <coulomb/mesh_generators.h>
@@ -51,11 +52,12 @@ std::vector<std::string> soft_solvers() {
   return names;
 }
 
-std::string test_name(const ::testing::TestParamInfo<std::string>& p) {
-  std::string n = p.param;
-  std::replace(n.begin(), n.end(), '-', '_');
-  return n;
+// a solver's name as an identifier (test names, file names)
+std::string identifier(std::string name) {
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
 }
+std::string test_name(const ::testing::TestParamInfo<std::string>& p) { return identifier(p.param); }
 
 }  // namespace
 
@@ -110,15 +112,15 @@ nlohmann::json sagging_u(const std::string& solver, bool self, const std::string
              {"mesh", {{"type", "tetgen"}, {"surface", surface}, {"max_volume", 1e-4}, {"quality", 1.5}}}}}}};
 }
 
-// the U's surface as an OBJ file (the tetgen mesh type reads one)
-std::string write_u_surface() {
+// the U's surface as an OBJ file (the tetgen mesh type reads one), named after `tag`
+std::string write_u_surface(const std::string& tag) {
   std::vector<std::array<int, 3>> cells;
   for (int j = 0; j < 2; ++j) {
     for (int i = 0; i < 8; ++i) cells.push_back({i, j, 0}), cells.push_back({i, j, 2});
     cells.push_back({0, j, 1});
   }
   const Surface u = voxel_surface(cells, 0.05);
-  const std::filesystem::path path = std::filesystem::temp_directory_path() / "coulomb_self_contact_u.obj";
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / ("coulomb_self_contact_u_" + tag + ".obj");
   std::ofstream out(path);
   for (const Vec3& v : u.vertices) out << "v " << v.x() << ' ' << v.y() << ' ' << v.z() << '\n';
   for (const auto& t : u.triangles) out << "f " << t[0] + 1 << ' ' << t[1] + 1 << ' ' << t[2] + 1 << '\n';
@@ -159,7 +161,7 @@ class SaggingU : public ::testing::TestWithParam<std::string> {};
 // candidate lists, self pairs included, would stop it either way.
 TEST_P(SaggingU, UpperArmComesDownOntoTheLowerWithoutCrossingIt) {
   const std::string solver = GetParam();
-  const std::string surface = write_u_surface();
+  const std::string surface = write_u_surface(identifier(solver));
   const Sag with = sag(solver, true, surface);
   std::printf("%s, U with self-contacts: upper arm's lowest point %.4f m (0.11 at rest), %d intersecting triangle pairs\n",
               solver.c_str(), with.upper_low, with.intersections);
@@ -171,12 +173,10 @@ TEST_P(SaggingU, UpperArmComesDownOntoTheLowerWithoutCrossingIt) {
                 solver.c_str(), without.upper_low, without.intersections);
     EXPECT_GT(without.intersections, 0);
   }
+  std::filesystem::remove(surface);
 }
 
-INSTANTIATE_TEST_SUITE_P(SoftSolvers, SaggingU, ::testing::ValuesIn(soft_solvers()),
-                         test_name);
-
-INSTANTIATE_TEST_SUITE_P(SoftSolvers, FreeFallingBar, ::testing::ValuesIn(soft_solvers()),
-                         test_name);
+INSTANTIATE_TEST_SUITE_P(SoftSolvers, FreeFallingBar, ::testing::ValuesIn(soft_solvers()), test_name);
+INSTANTIATE_TEST_SUITE_P(SoftSolvers, SaggingU, ::testing::ValuesIn(soft_solvers()), test_name);
 
 }  // namespace coulomb::self_contact_test
