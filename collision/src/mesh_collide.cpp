@@ -314,6 +314,19 @@ bool keeps_axis(const TriMesh& m, int t, const Pose& pose, const Vec3& n, const 
   return c >= kFeatureCos || (c >= 0.0 && sharp_feature(m, t, pose.q.conjugate() * n));
 }
 
+// The points from `first` on, made by a face normal that replaced the separating axis `pen`, no
+// deeper than pen.depth (the normal turns, the depth stays, as in Bullet's
+// btAdjustInternalEdgeContacts): the other triangle or shape, met edge-on or beside the face,
+// reaches far behind the face's plane, and that reach is no overlap. Each point keeps its place
+// on the reference face. Called before any flip (the normals still leave the reference face).
+void cap_depth(std::vector<ContactPoint>& out, std::size_t first, double depth) {
+  for (std::size_t i = first; i < out.size(); ++i)
+    if (out[i].depth > depth) {
+      out[i].point += 0.5 * (out[i].depth - depth) * out[i].normal;
+      out[i].depth = depth;
+    }
+}
+
 }  // namespace
 
 void mesh_convex(const ShapeLibrary& lib, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
@@ -378,14 +391,7 @@ void mesh_convex(const ShapeLibrary& lib, const Placed& a, const Placed& b, doub
     } else {
       // the face normal instead: b's feature facing the triangle, clipped to the face's prism
       face_contact(front_face(m, t, a.pose), support_feature(b, -nt, kFeatureCos), env, out);
-      // no deeper than the separating-axis test found (the normal turns, the depth stays, as in
-      // Bullet's btAdjustInternalEdgeContacts): b met edge-on reaches far behind the face's
-      // plane beside the face, and that reach is no overlap
-      for (std::size_t i = first; i < out.size(); ++i)
-        if (out[i].depth > pen.depth) {
-          out[i].point += 0.5 * (out[i].depth - pen.depth) * out[i].normal;
-          out[i].depth = pen.depth;
-        }
+      cap_depth(out, first, pen.depth);
     }
     for (std::size_t i = first; i < out.size(); ++i) out[i].feature_a = t;
   }
@@ -505,8 +511,10 @@ void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env
       // the smaller push: the other triangle clipped to that face's prism
       if (overlap_along(pa, pb, na) <= overlap_along(pa, pb, -nb)) {
         face_contact(front_face(ma, i, a.pose), support_feature(pb, -na, kFeatureCos), env, out);
+        cap_depth(out, first, pen.depth);
       } else {
         face_contact(front_face(mb, j, b.pose), support_feature(pa, nb, kFeatureCos), env, out);
+        cap_depth(out, first, pen.depth);
         flip(out, first);
       }
     }

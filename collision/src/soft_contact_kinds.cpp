@@ -174,6 +174,24 @@ std::vector<SurfaceEdge> surface_edges(const std::vector<std::array<int, 3>>& fa
 
 bool contains(const std::array<int, 3>& f, int v) { return f[0] == v || f[1] == v || f[2] == v; }
 
+// Rest neighbours within one body (SoftSurface::rest): features closer than `range` in the rest
+// shape, vertex v and triangle f, or edges (a0, a1) and (b0, b1). Without rest positions none.
+// The range carries a relative 1e-9, so that rounding never makes a contact of features exactly
+// `range` apart at rest (a grid's vertices one cell from a triangle, the envelope one cell).
+bool rest_neighbours(const SoftSurface& s, int v, const std::array<int, 3>& f, double range) {
+  if (!s.rest) return false;
+  const std::vector<Vec3>& r = *s.rest;
+  Vec3 w;
+  const Vec3 q = closest_on_triangle(r[std::size_t(v)], r[std::size_t(f[0])], r[std::size_t(f[1])], r[std::size_t(f[2])], w);
+  return (q - r[std::size_t(v)]).norm() < range * (1.0 + 1e-9);
+}
+bool rest_neighbours(const SoftSurface& s, int a0, int a1, int b0, int b1, double range) {
+  if (!s.rest) return false;
+  const std::vector<Vec3>& r = *s.rest;
+  return closest_segment_segment(r[std::size_t(a0)], r[std::size_t(a1)], r[std::size_t(b0)], r[std::size_t(b1)]).distance <
+         range * (1.0 + 1e-9);
+}
+
 }  // namespace
 
 void self_vertex_triangle_contacts(const SoftKindInput& in, int a, QueryScratch& k, std::vector<SoftContact>& out) {
@@ -182,8 +200,9 @@ void self_vertex_triangle_contacts(const SoftKindInput& in, int a, QueryScratch&
   const SoftGeometry& ga = (*in.geometry)[std::size_t(a)];
   if (!usable(sa) || sa.faces->empty() || ga.bvh.nodes.empty()) return;
   const double thick = in.thickness;
-  const double env = rg.envelope + 2.0 * sa.reach;  // both sides move with the same body's reach
-  const double range = env + 2.0 * thick;
+  // only the body's deformation brings its own features together, not its motion as a whole
+  const double env = rg.envelope + sa.self_reach;
+  const double range = env + 2.0 * thick, rest_range = rg.envelope + 2.0 * thick;
   for (int v : *sa.surface_vertices) {
     const Vec3& x = (*sa.x)[std::size_t(v)];
     bvh_query(ga.bvh, kdop_of(ga.bvh, &x, 1), range, k.tris);
@@ -196,7 +215,7 @@ void self_vertex_triangle_contacts(const SoftKindInput& in, int a, QueryScratch&
       Vec3 w;
       const Vec3 q = closest_on_triangle(x, (*sa.x)[std::size_t(f[0])], (*sa.x)[std::size_t(f[1])], (*sa.x)[std::size_t(f[2])], w);
       const double d = (q - x).norm();
-      if (d < best_d) {
+      if (d < best_d && !rest_neighbours(sa, v, f, rest_range)) {
         best = t;
         best_d = d;
         best_q = q;
@@ -236,8 +255,9 @@ void edge_edge_contacts(const SoftKindInput& in, int a, int b, QueryScratch& k, 
   if (!usable(sa) || !usable(sb) || sa.faces->empty() || sb.faces->empty() || gb.bvh.nodes.empty()) return;
   const bool self = a == b;
   const double thick = in.thickness;
-  const double env = rg.envelope + sa.reach + sb.reach;
-  const double range = env + 2.0 * thick;
+  // within one body only its deformation brings its edges together (as self VertexTriangle)
+  const double env = rg.envelope + (self ? sa.self_reach : sa.reach + sb.reach);
+  const double range = env + 2.0 * thick, rest_range = rg.envelope + 2.0 * thick;
   if (!self && !grown(gb.box, range).overlaps(ga.box)) return;
   const std::vector<SurfaceEdge> ea = surface_edges(*sa.faces);
   const std::vector<SurfaceEdge> eb = self ? ea : surface_edges(*sb.faces);
@@ -275,7 +295,7 @@ void edge_edge_contacts(const SoftKindInput& in, int a, int b, QueryScratch& k, 
       const Closest c = closest_segment_segment(p, q, r, s);
       constexpr double kInterior = 1e-6;
       if (!(c.wa[1] > kInterior && c.wa[1] < 1 - kInterior && c.wb[1] > kInterior && c.wb[1] < 1 - kInterior)) continue;
-      if (c.distance < best_d) {
+      if (c.distance < best_d && !(self && rest_neighbours(sa, e.v0, e.v1, g.v0, g.v1, rest_range))) {
         best = j;
         best_d = c.distance;
         best_c = c;
@@ -288,7 +308,9 @@ void edge_edge_contacts(const SoftKindInput& in, int a, int b, QueryScratch& k, 
     Vec3 n;
     double sep;
     if (best_d > 1e-12 * std::max(gb.scale, 1e-9)) {
-      const bool behind = d.dot(nb) > 0;  // a's point is on the inner side of b's edge
+      // a's point on the inner side of b's edge: inside body b. Not within one body: there every
+      // edge of a convex part lies behind every other (unsigned, as self VertexTriangle)
+      const bool behind = !self && d.dot(nb) > 0;
       n = behind ? Vec3(-d / best_d) : Vec3(d / best_d);
       sep = behind ? -best_d : best_d;
     } else {

@@ -42,15 +42,18 @@ void rigid_triangle_contacts(const SoftKindInput& in, int r, int s, QueryScratch
 // `b` != a, at most one contact per vertex. The pair is directed: (b, a) is another call.
 void vertex_triangle_contacts(const SoftKindInput& in, int a, int b, QueryScratch& k, std::vector<SoftContact>& out);
 // (d) VertexTriangle within one soft body `a` (SoftDetectInput::self_contacts): each surface
-// vertex against the nearest triangle of its own surface that does not contain it, closer than
-// the envelope (unsigned distance: one body's surface near itself has no inside to test).
+// vertex against the nearest triangle of its own surface that does not contain it and is not its
+// rest neighbour (SoftSurface::rest), closer than envelope + self_reach (unsigned distance: one
+// body's surface near itself has no inside to test).
 void self_vertex_triangle_contacts(const SoftKindInput& in, int a, QueryScratch& k, std::vector<SoftContact>& out);
 // (e) EdgeEdge (SoftDetectInput::edge_edge): each surface edge of soft body `a` against the
-// nearest surface edge of soft body `b` (a < b, or a == b for self-contact: then edges sharing a
-// vertex are skipped and each unordered pair is looked at once), closer than the envelope, with
-// the closest points interior to both edges (end points are the vertex-triangle kinds' business)
-// and the edges not parallel. The normal is the closest points' direction, flipped when a's edge
-// is behind b's surface there (b's edge normal: the sum of its two faces' normals).
+// nearest surface edge of soft body `b`, closer than the pair envelope, with the closest points
+// interior to both edges (end points are the vertex-triangle kinds' business) and the edges not
+// parallel. Between bodies (a < b) the normal is the closest points' direction, flipped when a's
+// edge is behind b's surface there (b's edge normal: the sum of its two faces' normals). Within
+// one body (a == b, self-contact) as (d): edges sharing a vertex and rest neighbours skipped, each
+// unordered pair looked at once, envelope + self_reach, and unsigned (the normal from a's edge to
+// b's): every edge of a convex part lies behind the surface at every other edge.
 void edge_edge_contacts(const SoftKindInput& in, int a, int b, QueryScratch& k, std::vector<SoftContact>& out);
 
 }  // namespace coulomb::detail

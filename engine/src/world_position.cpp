@@ -52,8 +52,13 @@ StepResult World::run_position_stages() {
   for (std::size_t i = 0; i < soft_.size(); ++i) {
     const SoftBody& b = soft_[i];
     double vmax = 0.0;
-    for (const Vec3& v : b.v) vmax = std::max(vmax, v.norm());
-    in.soft[i] = {&b.x, &b.faces, &b.surface_vertices, dt * (vmax + scene_.gravity.norm() * dt)};
+    Vec3 mean = Vec3::Zero();
+    for (const Vec3& v : b.v) vmax = std::max(vmax, v.norm()), mean += v;
+    if (!b.v.empty()) mean /= double(b.v.size());
+    // two vertices close on each other at most at twice the largest speed about the mean velocity
+    double spread = 0.0;
+    for (const Vec3& v : b.v) spread = std::max(spread, (v - mean).norm());
+    in.soft[i] = {&b.x, &b.faces, &b.surface_vertices, dt * (vmax + scene_.gravity.norm() * dt), &b.mesh.rest, 2.0 * dt * spread};
   }
   in.self_contacts = scene_.self_contacts;
   in.edge_edge = scene_.edge_edge;

@@ -1,7 +1,9 @@
 // EdgeEdge and self VertexTriangle soft contacts (SoftDetectInput::edge_edge, self_contacts):
 // two cubes crossing edge on (no vertex near a face: only an edge-edge contact sees them), a
-// flattened box whose top vertices are near its own bottom triangles, the gap convention
-// g = n . (p_b - p_a) - offset = -depth, and the same contacts for 1 and 2 threads.
+// flattened box whose top vertices are near its own bottom triangles, a bar moved as a whole
+// (no self-contact, whatever its speed) and folded onto itself (contacts across the fold at the
+// folded gap), the gap convention g = n . (p_b - p_a) - offset = -depth, and the same contacts
+// for 1 and 2 threads.
 #include <coulomb/mesh_generators.h>
 #include <coulomb/soft_contacts.h>
 
@@ -19,6 +21,8 @@ struct Body {
   std::vector<Vec3> x;
   std::vector<std::array<int, 3>> faces;
   std::vector<int> surface;
+  std::vector<Vec3> rest;  // none: no rest-neighbour exclusion
+  double reach = 0.0, self_reach = 0.0;
 };
 
 Body body(const Surface& s, const Quat& q, const Vec3& at) {
@@ -41,7 +45,7 @@ std::vector<SoftContact> detect(const std::vector<Body>& bodies, bool ee, bool s
   in.rigid.shape_pose = &pose;
   in.rigid.is_static = &fixed;
   in.rigid.envelope = envelope;
-  for (const Body& b : bodies) in.soft.push_back({&b.x, &b.faces, &b.surface, 0.0});
+  for (const Body& b : bodies) in.soft.push_back({&b.x, &b.faces, &b.surface, b.reach, b.rest.empty() ? nullptr : &b.rest, b.self_reach});
   in.edge_edge = ee;
   in.self_contacts = self;
   in.thickness = thickness;
@@ -117,6 +121,89 @@ TEST(SoftSelfContact, FlatBoxTopVerticesTouchItsBottom) {
   }
   // closer envelope: the 1 cm is out of range
   EXPECT_TRUE(detect(flat, false, true, 0.005).empty());
+}
+
+// A 1 m x 0.2 m x 0.2 m bar of 10 x 2 x 2 cells (a soft box's surface) moved as a whole, at
+// 5 m/s over a 10 ms step (reach 5 cm, self reach 0: its own features do not close on each
+// other). Each edge of a convex body lies behind the surface at every other edge, so the side
+// test of two bodies' edges made the face diagonals beside each long edge (5.8 cm apart) 5.8 cm
+// deep contacts, and the body's whole reach (twice) made every vertex and edge within 11 cm of a
+// non-adjacent one a contact: none now. With an envelope of 8 cm, wider than those rest
+// distances (5.8 cm for those edges, 7.1 cm from a vertex to the triangles across a long edge),
+// the rest shape says they are neighbours: none with rest positions, and without them only
+// separated (unsigned) ones.
+Surface bar_surface(int nx, int ny, int nz, double cell) {
+  std::vector<std::array<int, 3>> cells;
+  for (int i = 0; i < nx; ++i)
+    for (int j = 0; j < ny; ++j)
+      for (int k = 0; k < nz; ++k) cells.push_back({i - nx / 2, j - ny / 2, k - nz / 2});
+  return voxel_surface(cells, cell);
+}
+
+TEST(SoftSelfContact, BarMovedAsAWholeHasNoSelfContacts) {
+  const Surface s = bar_surface(10, 2, 2, 0.1);
+  Body bar = body(s, Quat(Eigen::AngleAxisd(0.3, Vec3(1, 2, 3).normalized())), Vec3(0.05, 0.0, 10.0));
+  bar.rest = s.vertices;
+  bar.reach = 0.05;
+  EXPECT_TRUE(detect({bar}, true, true).empty());
+  EXPECT_TRUE(detect({bar}, true, true, 0.01, 0.001).empty());
+  EXPECT_TRUE(detect({bar}, true, true, 0.08).empty());
+  bar.rest.clear();
+  const auto c = detect({bar}, true, true, 0.08);
+  int ee = 0;
+  for (const SoftContact& k : c) {
+    ee += k.kind == SoftContactKind::EdgeEdge;
+    EXPECT_GT(gap(k), 0.05) << int(k.kind);  // the nearest non-adjacent features are 5.8 cm apart
+    EXPECT_LT(gap(k), 0.08);
+    EXPECT_NEAR(k.depth, -gap(k), 1e-12);
+  }
+  EXPECT_GT(ee, 0);
+  EXPECT_GT(int(c.size()) - ee, 0);
+}
+
+// The bar folded onto itself: 1 m x 5 cm x 5 cm (20 x 1 x 1 cells), its right part bent around a
+// half circle of radius R (the centre line's) and laid back over its left part, the facing
+// sides (its top, z = h at rest) 5 mm apart: 2 R - 2 h. Vertices of the straight parts meet the
+// other layer's triangles, and their edges (the other layer's diagonals cross them) meet too,
+// each contact at the folded gap along z, from a's layer towards b's; nothing is a rest
+// neighbour there (the layers are far apart at rest).
+TEST(SoftSelfContact, FoldedBarTouchesItselfAcrossTheFold) {
+  const double cell = 0.05, h = 0.5 * cell, folded_gap = 0.005, r = h + 0.5 * folded_gap, x0 = -0.1;
+  const Surface s = bar_surface(20, 1, 1, cell);
+  Body bar = body(s, Quat::Identity(), Vec3::Zero());
+  bar.rest = s.vertices;
+  // 0: lower layer, 1: in the bend, 2: upper layer
+  std::vector<int> part(s.vertices.size());
+  for (std::size_t v = 0; v < s.vertices.size(); ++v) {
+    const Vec3& p = s.vertices[v];
+    const double along = p.x() - x0, radius = r - p.z();
+    if (along <= 0.0) {
+      part[v] = 0;
+    } else if (along < M_PI * r) {
+      part[v] = 1;
+      bar.x[v] = Vec3(x0 + radius * std::sin(along / r), p.y(), r - radius * std::cos(along / r));
+    } else {
+      part[v] = 2;
+      bar.x[v] = Vec3(x0 - (along - M_PI * r), p.y(), 2.0 * r - p.z());
+    }
+  }
+  int vt = 0, ee = 0;
+  for (const SoftContact& k : detect({bar}, true, true, 0.01)) {
+    const auto layer = [&](const ContactSide& side) {
+      int l = -1;
+      for (int v : side.vertex)
+        if (v >= 0) l = l < 0 || l == part[std::size_t(v)] ? part[std::size_t(v)] : 1;
+      return l;
+    };
+    const int la = layer(k.a), lb = layer(k.b);
+    if (la == 1 || lb == 1) continue;  // in the bend, where the inner side is crushed
+    EXPECT_NE(la, lb);
+    EXPECT_NEAR(gap(k), folded_gap, 1e-9) << int(k.kind);
+    EXPECT_NEAR(k.normal.z(), la == 0 ? 1.0 : -1.0, 1e-9) << int(k.kind);
+    (k.kind == SoftContactKind::EdgeEdge ? ee : vt) += 1;
+  }
+  EXPECT_GT(vt, 10);
+  EXPECT_GT(ee, 10);
 }
 
 TEST(SoftSelfContact, SameContactsForOneAndTwoThreads) {

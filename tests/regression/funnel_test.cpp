@@ -1,6 +1,9 @@
 // The reduced funnel (300 objects: 100 spheres, 100 boxes, 100 jacks poured through the static
 // funnel mesh of scenes/funnel.json): with mu = 0.75 the funnel jams, with mu = 0.1 it flows
 // (seed 000 figure 1, digital prototyping). Thresholds are from measured runs (see each check).
+// A pour is chaotic: whether an arch forms over the hole in a given pour turns on any change to
+// the contacts (with mu = 0.1, 2 or 3 of 10 pours of different seeds stop flowing), so the
+// fractions are pooled over five pours of each kind (the scene's seeds and four shifts).
 #include "funnel_util.h"
 
 #include <gtest/gtest.h>
@@ -12,17 +15,22 @@ namespace {
 
 struct Outcome { double at_2_5 = 0.0, at_3_5 = 0.0, max_penetration = 0.0; };
 
+constexpr int kPours = 5;
+
+// the fractions below the funnel averaged over kPours pours (seeds shifted by 0, 100, ...)
 Outcome pour(double mu) {
-  World w(funnel_scene(mu, 100, 3.5));
   Outcome o;
-  while (w.step_count() < w.total_steps()) {
-    const StepResult r = w.step();
-    EXPECT_TRUE(r.ok()) << r.message;
-    if (!r.ok()) break;
-    o.max_penetration = std::max(o.max_penetration, w.last_stats().max_penetration);
-    if (w.step_count() == 250) o.at_2_5 = fraction_below(w);
+  for (int k = 0; k < kPours; ++k) {
+    World w(funnel_scene(mu, 100, 3.5, 100 * k));
+    while (w.step_count() < w.total_steps()) {
+      const StepResult r = w.step();
+      EXPECT_TRUE(r.ok()) << r.message;
+      if (!r.ok()) break;
+      o.max_penetration = std::max(o.max_penetration, w.last_stats().max_penetration);
+      if (w.step_count() == 250) o.at_2_5 += fraction_below(w) / kPours;
+    }
+    o.at_3_5 += fraction_below(w) / kPours;
   }
-  o.at_3_5 = fraction_below(w);
   return o;
 }
 
@@ -32,11 +40,9 @@ TEST(Funnel, JamsWithHighFrictionAndFlowsWithLowFriction) {
   const Outcome jam = pour(0.75), flow = pour(0.1);
   RecordProperty("fraction_below_mu_0_75", std::to_string(jam.at_3_5));
   RecordProperty("fraction_below_mu_0_1", std::to_string(flow.at_3_5));
-  // measured (3.5 s): 38 of 300 objects (12.7%) passed with mu = 0.75, 4 of them in the last
-  // second (an arch forms over the hole and only leaks); 91 (30.3%) passed with mu = 0.1, 21 of
-  // them in the last second. Since the mesh contact changes of issue 12's eleventh session (face
-  // preference, depth kept where the normal is replaced, triangle pairs without points take no
-  // place): 24 (8.0%) and 74 (24.7%).
+  // measured (3.5 s, the mean of the five pours): 10.1% of the objects passed with mu = 0.75,
+  // 1.1% in the last second (arches form over the hole and only leak); 28.5% with mu = 0.1, 6.0%
+  // in the last second (single pours: 5-21% and 15-36%).
   EXPECT_LT(jam.at_3_5, 0.18);
   EXPECT_GT(flow.at_3_5, 0.22);
   EXPECT_GT(flow.at_3_5, 1.8 * jam.at_3_5);

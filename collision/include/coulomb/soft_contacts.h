@@ -73,6 +73,13 @@ struct SoftSurface {                                        // one soft body at 
   const std::vector<std::array<int, 3>>* faces = nullptr;   // (nf) outward boundary triangles (closed surface)
   const std::vector<int>* surface_vertices = nullptr;       // sorted vertices on the boundary
   double reach = 0.0;  // largest distance any vertex may travel before the next detection (unit: m)
+  // Self-contact only (SoftDetectInput::self_contacts). `rest`: (nv) the rest positions, or none;
+  // a pair of the body's own features closer than envelope + 2 thickness at rest is never a
+  // self-contact (neighbours across a thin part or on a fine mesh: the body's own structure).
+  // `self_reach`: largest distance two of its vertices may close on each other before the next
+  // detection (unit: m): the body's motion as a whole brings none of its features together.
+  const std::vector<Vec3>* rest = nullptr;
+  double self_reach = 0.0;
 };
 
 struct SoftDetectInput {
@@ -81,11 +88,12 @@ struct SoftDetectInput {
   double thickness = 0.0;  // radius given to soft vertices and surfaces (unit: m), >= 0
   bool soft_soft = true;   // detect VertexTriangle contacts between different soft bodies
   // VertexTriangle contacts within one soft body (a vertex against a non-adjacent triangle of its
-  // own surface, closer than the envelope; off by default: scene key `collision.self_contacts`)
+  // own surface, closer than the envelope + self_reach and not rest neighbours, unsigned; off by
+  // default: scene key `collision.self_contacts`)
   bool self_contacts = false;
   // EdgeEdge contacts between soft surfaces (different bodies, and within one body with
-  // self_contacts): two non-adjacent edges closer than the envelope whose closest points are
-  // interior to both (off by default: scene key `collision.edge_edge`)
+  // self_contacts, as its VertexTriangle ones): two non-adjacent edges closer than the envelope
+  // whose closest points are interior to both (off by default: scene key `collision.edge_edge`)
   bool edge_edge = false;
   // Deepest penetration of a point behind a soft surface that is still reported (RigidTriangle
   // and VertexTriangle), beyond the pair envelope (unit: m). Negative: a quarter of the smallest
