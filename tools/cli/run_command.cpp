@@ -86,6 +86,19 @@ nlohmann::json resumable_args(const RunArgs& a) {
   return j;
 }
 
+// the overlaps at load that collision.initial_overlap "warn" kept (the World also logs them as
+// warnings) or "resolve" pushed apart; `pairs`: list the pairs too
+void print_initial_overlaps(const World& world, bool pairs) {
+  const InitialOverlaps& o = world.initial_overlaps();
+  if (pairs)
+    for (const InitialOverlaps::Pair& p : o.pairs)
+      std::printf("  overlap at the start: '%s' and '%s' by %.3g m (tolerance %.3g m)%s\n", p.a.c_str(), p.b.c_str(),
+                  p.depth, o.tolerance, o.shifts.empty() ? ", kept" : "");
+  for (const InitialOverlaps::Shift& m : o.shifts)
+    std::printf("  moved apart before step 1: '%s' by [%.4g, %.4g, %.4g] m\n", m.body.c_str(), m.shift.x(), m.shift.y(),
+                m.shift.z());
+}
+
 }  // namespace
 
 int run(const RunArgs& given) {
@@ -163,6 +176,7 @@ int run(const RunArgs& given) {
       const std::string scene_order = names_hash(listed);
       World world(std::move(scene), settings);
       const std::string body_order = names_hash(world.model().name);
+      if (!a.quiet) print_initial_overlaps(world, false);
 
       std::error_code ec;
       std::filesystem::create_directories(out, ec);
@@ -345,6 +359,7 @@ int validate(const RunArgs& a) {
     std::printf("%s: ok (%d bodies, %d soft bodies with %d vertices and %d tets, %zu shapes, solver %s, %d steps of %g s)\n",
                 a.scene.c_str(), world.body_count(), world.soft_body_count(), vertices, tets, shapes, solver.c_str(),
                 world.total_steps(), world.dt());
+    print_initial_overlaps(world, true);
     return 0;
   });
 }

@@ -25,6 +25,7 @@
 #include <coulomb/state.h>
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -81,6 +82,28 @@ struct BodyState {
   bool kinematic = false;  // moved by the program (World::set_kinematic_velocity, move_kinematic)
   double mass = 0.0;
 };
+
+// Bodies that overlapped at load by more than collision.overlap_tolerance, and what the World
+// did about it (collision.initial_overlap; "error", the default, refuses the scene instead).
+// Bodies joined by a joint or an attach joint are not counted: they meet at the joint by design.
+struct InitialOverlaps {
+  struct Pair {
+    std::string a, b;    // the two bodies' names (rigid or soft)
+    double depth = 0.0;  // their deepest penetration at load (unit: m)
+  };
+  struct Shift {
+    std::string body;            // a body "resolve" moved
+    Vec3 shift = Vec3::Zero();   // the translation it got before step 1 (unit: m)
+  };
+  double tolerance = 0.0;    // the overlap that passed as resting contact (unit: m)
+  std::vector<Pair> pairs;   // deeper than the tolerance at load, deepest first
+  std::vector<Shift> shifts; // "resolve" only: in body order, rigid bodies then soft ones
+};
+
+// The material pair table (nm x nm; [a * nm + b]): the scene's contact_materials entry of the
+// pair, else the scene's combine rules (friction_combine, restitution_combine) over the two
+// materials.
+std::vector<ContactCoefficients> material_pair_table(const SceneDef& scene);
 
 struct WorldSettings {
   // a body whose centre of mass, or whose rim through its spin (|w| x bounding radius about the
@@ -245,6 +268,11 @@ class World {
   int sleeping_count() const;
   int wake(int id);
 
+  // Overlaps found at load deeper than collision.overlap_tolerance (collision.initial_overlap
+  // "warn" or "resolve"; empty when none). "error" throws an InputError from the constructor
+  // instead, naming the deepest pair, its depth and the body's pointer (world_overlap.cpp).
+  const InitialOverlaps& initial_overlaps() const { return initial_overlaps_; }
+
  private:
   // returns the broadphase pair count; `pairs`, when given, receives the candidate pairs
   int detect(std::vector<Contact>& out, std::vector<std::pair<int, int>>* pairs = nullptr, std::vector<double>* reach = nullptr);
@@ -272,6 +300,9 @@ class World {
   void check_sleep_state(const State& s) const;
   void restore_sleep(const State& s);
   StepResult check_state() const;
+  // the constructor's check of overlaps at load (world_overlap.cpp): report, refuse or resolve
+  void settle_initial_overlaps();
+  void in_arena(const std::function<void()>& f);  // runs f in the world's task arena (world.cpp)
   StepResult check_contact_caps() const;  // per pair and per step (world.cpp)
   static constexpr std::size_t kMaxContacts = 500'000, kMaxPairContacts = 1024;
   // Throws std::out_of_range unless 0 <= id < count, naming World::<accessor> and find_<accessor>
@@ -295,6 +326,7 @@ class World {
   RigidModel model_;
   RigidState state_;
   std::vector<ContactCoefficients> pair_coeffs_;  // (nm x nm) material pair table
+  InitialOverlaps initial_overlaps_;
   std::vector<double> bound_radius_;              // (nb) bounding sphere about the com (unit: m)
   std::vector<double> shape_radius_;              // (nb) bounding sphere about the shape frame's origin (unit: m)
 
