@@ -531,12 +531,6 @@ void parse_collision(ObjectReader& top, SceneDef& scene) {
   ObjectReader r(*j, "/collision");
   scene.envelope = r.number("envelope", scene.envelope, limit::distance());
   scene.margin = r.number("margin", scene.margin, limit::distance());
-  // the material pair rules (read before the materials and contact_materials, which use them)
-  scene.friction_combine = CombineRule(r.choice("friction_combine", kCombineRules, int(scene.friction_combine)));
-  scene.restitution_combine = CombineRule(r.choice("restitution_combine", kCombineRules, int(scene.restitution_combine)));
-  // bodies overlapping at load (World::initial_overlaps)
-  scene.initial_overlap = InitialOverlap(r.choice("initial_overlap", kInitialOverlap, int(scene.initial_overlap)));
-  scene.overlap_tolerance = r.number("overlap_tolerance", scene.overlap_tolerance, limit::distance());
   // rigid CCD: fast rigid bodies' motion is clamped at their first time of impact
   // (collision/README.md "Rigid CCD", engine/src/world_ccd.cpp)
   scene.ccd = r.boolean("ccd", scene.ccd);
@@ -544,6 +538,12 @@ void parse_collision(ObjectReader& top, SceneDef& scene) {
   scene.self_contacts = r.boolean("self_contacts", scene.self_contacts);
   scene.edge_edge = r.boolean("edge_edge", scene.edge_edge);
   scene.thickness = r.number("thickness", scene.thickness, limit::distance());
+  // the material pair rules (read before the materials and contact_materials, which use them)
+  scene.friction_combine = CombineRule(r.choice("friction_combine", kCombineRules, int(scene.friction_combine)));
+  scene.restitution_combine = CombineRule(r.choice("restitution_combine", kCombineRules, int(scene.restitution_combine)));
+  // bodies overlapping at load (World::initial_overlaps)
+  scene.initial_overlap = InitialOverlap(r.choice("initial_overlap", kInitialOverlap, int(scene.initial_overlap)));
+  scene.overlap_tolerance = r.number("overlap_tolerance", scene.overlap_tolerance, limit::distance());
   r.finish();
 }
 

@@ -123,6 +123,8 @@ std::string Range::describe() const {
   if (std::isinf(hi)) return (lo_open ? "> " : ">= ") + format_number(lo);
   if (std::isinf(lo)) return (hi_open ? "< " : "<= ") + format_number(hi);
   const std::string limit = unit ? std::string(" (") + unit + ", the scene limit)" : "";
+  // a lower bound with a scene limit above it: "> 0, at most 1e9 (m, the scene limit)"
+  if (unit && lo != -hi) return (lo_open ? "> " : ">= ") + format_number(lo) + ", at most " + format_number(hi) + limit;
   return std::string("in ") + (lo_open ? "(" : "[") + format_number(lo) + ", " + format_number(hi) +
          (hi_open ? ")" : "]") + limit;
 }

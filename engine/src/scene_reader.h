@@ -39,7 +39,7 @@ std::string closest_name(std::string_view name, const std::vector<std::string>& 
 std::string name_hint(std::string_view name, const std::vector<std::string>& known, std::string_view what);
 
 // An interval for number checks; describe() goes into error messages ("> 0", "in [0, 1]",
-// "in [-1e9, 1e9] (m, the scene limit)").
+// "in [-1e9, 1e9] (m, the scene limit)", "> 0, at most 1e9 (m, the scene limit)").
 struct Range {
   double lo = -std::numeric_limits<double>::infinity();
   double hi = std::numeric_limits<double>::infinity();

@@ -59,6 +59,8 @@ void World::settle_initial_overlaps() {
   const double tolerance = scene_.overlap_tolerance >= 0.0 ? scene_.overlap_tolerance : scene_.envelope;
   initial_overlaps_ = InitialOverlaps{};
   initial_overlaps_.tolerance = tolerance;
+  // an overlap of exactly the tolerance, as written in the scene, passes despite its rounding
+  const double beyond = tolerance * (1.0 + 1e-9) + 1e-12;
 
   // pairs that meet by design: joints (detection drops them) and attach joints
   std::vector<std::pair<int, int>> attached;  // (rigid id, soft index)
@@ -104,7 +106,7 @@ void World::settle_initial_overlaps() {
       rows.push_back({a, b, c.normal, c.depth});
     }
     for (const Row& r : rows) {
-      if (!(r.depth > tolerance)) continue;
+      if (!(r.depth > beyond)) continue;
       double& d = deepest[{std::min(r.a, r.b), std::max(r.a, r.b)}];
       d = std::max(d, r.depth);
     }
@@ -184,6 +186,7 @@ void World::settle_initial_overlaps() {
       }
       if (change <= 1e-3 * tolerance) break;
     }
+    if (std::all_of(s.begin(), s.end(), [](const Vec3& d) { return d == Vec3::Zero(); })) break;  // nothing can move
     for (int u = 0; u < nb + ns; ++u) {
       const Vec3& d = s[std::size_t(u)];
       if (d == Vec3::Zero()) continue;

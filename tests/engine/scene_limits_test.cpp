@@ -130,7 +130,8 @@ void number_pointers(const json& j, const std::string& at, std::vector<std::stri
 }
 
 // "" when `doc` is refused at `pointer` (or at the object holding it) or runs its 3 steps
-// cleanly; otherwise what went wrong
+// cleanly; otherwise what went wrong. A huge component of a direction is a valid direction along
+// that axis: a ground plane turned that way overlaps the bodies, which is refused as such.
 std::string outcome(const json& doc, const std::string& pointer) {
   try {
     World w(parse_scene(doc, kData));
@@ -142,6 +143,8 @@ std::string outcome(const json& doc, const std::string& pointer) {
   } catch (const InputError& e) {
     const std::string& p = e.pointer();
     const bool names_it = !p.empty() && (p == pointer || pointer.rfind(p + "/", 0) == 0);
+    if (pointer.find("/normal/") != std::string::npos && e.message().find("at the start, more than") != std::string::npos)
+      return "";
     return names_it ? "" : std::string("refused at another pointer: ") + e.what();
   } catch (const std::exception& e) {
     return std::string("threw: ") + e.what();
@@ -182,7 +185,7 @@ TEST(SceneLimits, AHugeAnchorOrThicknessIsRefusedWithTheLimit) {
                            "got [0,1e+308,1.2]");
   json thick = soft_scene();
   thick["collision"]["thickness"] = 1e308;
-  EXPECT_EQ(error(thick), "/collision/thickness: expected a number in [0, 1e9] (m, the scene limit), got 1e+308");
+  EXPECT_EQ(error(thick), "/collision/thickness: expected a number >= 0, at most 1e9 (m, the scene limit), got 1e+308");
 }
 
 // An axis is a direction: normalised on load whatever its magnitude, as orientations are.
