@@ -1,9 +1,9 @@
 // Overlaps at load (collision.initial_overlap, scenes/README.md): the constructor detects every
 // rigid and soft contact at q^0 and finds the pairs that overlap by more than
 // collision.overlap_tolerance. Velocity-level solvers leave an overlap where it is (no push-out
-// without stabilisation: a door 0.5 m in the ground kept its 0.5 m for the whole run) and
-// position-level ones remove it in one step (a soft cube 2 cm into a ramp blew up at step 1), so
-// neither is a simulation of what the user meant. Such a pair is refused ("error", the default),
+// without stabilisation: a door 0.5 m in the ground keeps its 0.5 m for the whole run) and
+// position-level ones remove it within the first step, flinging the body off (a soft cube of
+// 8 kg 2 cm into a ramp leaves with 22 J), so neither simulates what the user meant. Such a pair is refused ("error", the default),
 // reported and kept ("warn"), or pushed apart before step 1 ("resolve").
 //
 // "resolve" translates the movable bodies, never rotates them: a position projection over the
