@@ -228,8 +228,7 @@ void parse_convex(ObjectReader& r, Shape& s, const fs::path& base_dir) {
 void parse_mesh(ObjectReader& r, Shape& s, const fs::path& base_dir) {
   const std::string& name = non_empty(as_string(r.require("file"), r.pointer_of("file")), r.pointer_of("file"));
   Vec3 scale = Vec3::Ones();
-  if (const Json* j = r.find("scale"))
-  {
+  if (const Json* j = r.find("scale")) {
     const Range factor = Range::positive().capped(L::kCoefficient, "a scale factor");
     scale = j->is_number() ? Vec3::Constant(r.number("scale", 1.0, factor)) : r.vec3("scale", scale, factor);
   }

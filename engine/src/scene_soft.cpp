@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <numbers>
 #include <string_view>
@@ -124,8 +125,12 @@ void parse_soft_bodies(ObjectReader& top, SceneDef& scene, NameTable& names) {
     // a mesh file's coordinates within the length limit of the body's origin
     double far = 0.0;
     for (const Vec3& x : b.mesh.rest) far = std::max(far, x.cwiseAbs().maxCoeff());
-    if (!(far <= SceneLimits::kLength))
-      throw InputError(r.pointer_of("mesh"), "the mesh reaches " + std::to_string(far) + " m from its origin, beyond the scene limit of 1e9 m for lengths");
+    if (!(far <= SceneLimits::kLength)) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "the mesh reaches %g m from its origin, beyond the scene limit of %g m for lengths", far,
+                    SceneLimits::kLength);
+      throw InputError(r.pointer_of("mesh"), buf);
+    }
     for (Vec3& x : b.mesh.rest) x = orientation * x + position;
     if (const std::string err = check_tet_mesh(b.mesh); !err.empty()) throw InputError(r.pointer_of("mesh"), err);
     b.pinned.assign(b.mesh.rest.size(), 0);
@@ -187,7 +192,7 @@ JointDef parse_rigid_joint(ObjectReader& r, JointType type, std::size_t k, const
     const Range coordinate = Range::within(SceneLimits::kLength, "rad or m");
     d.lo = as_number((*lim)[0], child_pointer(ptr, 0), coordinate);
     d.hi = as_number((*lim)[1], child_pointer(ptr, 1), coordinate);
-    if (d.lo > d.hi) throw InputError(ptr, "expected finite limits with lo <= hi");
+    if (d.lo > d.hi) throw InputError(ptr, "expected limits with lo <= hi");
     if (!(d.lo <= 0.0 && d.hi >= 0.0))
       throw InputError(ptr, "the joint starts at 0 (its load-time pose), which must lie within [lo, hi]");
     d.limited = true;

@@ -148,9 +148,13 @@ void World::settle_initial_overlaps() {
                                       "apart before step 1) or \"warn\" (run them as they are)");
   }
   if (scene_.initial_overlap == InitialOverlap::Warn) {
-    for (const InitialOverlaps::Pair& p : initial_overlaps_.pairs)
+    // the deepest few: a pile of boxes at one point has as many pairs as contacts
+    constexpr std::size_t kLogged = 10;
+    const std::vector<InitialOverlaps::Pair>& pairs = initial_overlaps_.pairs;
+    for (std::size_t k = 0; k < std::min(pairs.size(), kLogged); ++k)
       logger().warn("bodies '{}' and '{}' overlap by {} at the start, more than {}; kept (collision.initial_overlap: warn)",
-                    p.a, p.b, metres(p.depth), limit);
+                    pairs[k].a, pairs[k].b, metres(pairs[k].depth), limit);
+    if (pairs.size() > kLogged) logger().warn("and {} more overlapping pairs (World::initial_overlaps)", pairs.size() - kLogged);
     return;
   }
 

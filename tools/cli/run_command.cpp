@@ -87,16 +87,22 @@ nlohmann::json resumable_args(const RunArgs& a) {
 }
 
 // the overlaps at load that collision.initial_overlap "warn" kept (the World also logs them as
-// warnings) or "resolve" pushed apart; `pairs`: list the pairs too
+// warnings) or "resolve" pushed apart, the first ten of each; `pairs`: list the pairs too
 void print_initial_overlaps(const World& world, bool pairs) {
+  constexpr std::size_t kShown = 10;
   const InitialOverlaps& o = world.initial_overlaps();
-  if (pairs)
-    for (const InitialOverlaps::Pair& p : o.pairs)
-      std::printf("  overlap at the start: '%s' and '%s' by %.3g m (tolerance %.3g m)%s\n", p.a.c_str(), p.b.c_str(),
-                  p.depth, o.tolerance, o.shifts.empty() ? ", kept" : "");
-  for (const InitialOverlaps::Shift& m : o.shifts)
+  if (pairs) {
+    for (std::size_t k = 0; k < std::min(o.pairs.size(), kShown); ++k)
+      std::printf("  overlap at the start: '%s' and '%s' by %.3g m (tolerance %.3g m)%s\n", o.pairs[k].a.c_str(),
+                  o.pairs[k].b.c_str(), o.pairs[k].depth, o.tolerance, o.shifts.empty() ? ", kept" : "");
+    if (o.pairs.size() > kShown) std::printf("  and %zu more overlapping pairs\n", o.pairs.size() - kShown);
+  }
+  for (std::size_t k = 0; k < std::min(o.shifts.size(), kShown); ++k) {
+    const InitialOverlaps::Shift& m = o.shifts[k];
     std::printf("  moved apart before step 1: '%s' by [%.4g, %.4g, %.4g] m\n", m.body.c_str(), m.shift.x(), m.shift.y(),
                 m.shift.z());
+  }
+  if (o.shifts.size() > kShown) std::printf("  and %zu more bodies moved\n", o.shifts.size() - kShown);
 }
 
 }  // namespace
