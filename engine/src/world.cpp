@@ -113,8 +113,8 @@ void check_finite_start(const SceneDef& scene, const BodyDef& d, const std::stri
   const std::string body = "body '" + d.name + "'";
   if (!body_world.p.allFinite() || !body_world.q.coeffs().allFinite())
     throw InputError(where, body + " has a non-finite position or orientation");
-  if (!(body_world.p.cwiseAbs().maxCoeff() <= SceneLimits::kLength))
-    throw InputError(where, body + " starts " + number(body_world.p.cwiseAbs().maxCoeff()) +
+  if (!(d.position.cwiseAbs().maxCoeff() <= SceneLimits::kLength))
+    throw InputError(where, body + " starts " + number(d.position.cwiseAbs().maxCoeff()) +
                                 " m from the origin along an axis, beyond the scene limit of " +
                                 number(SceneLimits::kLength) + " m for lengths");
   if (!v.allFinite() || !w.allFinite()) throw InputError(where, body + " has a non-finite initial velocity");

@@ -147,7 +147,9 @@ std::vector<int> scene_order_of(const SceneDef& scene);  // the identity: the sc
 class World {
  public:
   // Builds the model from a validated scene. Throws InputError if a body's mass properties
-  // cannot be computed (e.g. a plane on a moving body, a zero-volume shape without a mass).
+  // cannot be computed (e.g. a plane on a moving body, a zero-volume shape without a mass), or if
+  // bodies overlap at load by more than the scene's tolerance (collision.initial_overlap "error",
+  // the default; initial_overlaps()).
   explicit World(SceneDef scene, WorldSettings settings = {});
   ~World();
   World(World&&) noexcept;
