@@ -12,6 +12,9 @@ nlohmann::json quat(const Quat& q) { return {q.w(), q.x(), q.y(), q.z()}; }
 }  // namespace
 
 nlohmann::json stats_json(const StepStats& s) {
+  nlohmann::json health = nlohmann::json::array();  // empty: the step passed its health check
+  for (const HealthFinding& f : s.health)
+    health.push_back({{"check", f.check}, {"subject", f.subject}, {"value", f.value}, {"limit", f.limit}, {"message", f.message}});
   return {{"step", s.step},
           {"time", s.time},
           {"bodies", s.bodies},
@@ -26,6 +29,7 @@ nlohmann::json stats_json(const StepStats& s) {
           {"residual", s.solver.residual},
           {"merit", s.solver.merit},
           {"converged", s.solver.converged},
+          {"health", std::move(health)},
           {"divergence_detections", s.solver.divergence_detections},
           {"kinetic_energy", s.kinetic_energy},
           {"potential_energy", s.potential_energy},

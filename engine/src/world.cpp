@@ -549,6 +549,7 @@ StepResult World::step() {
 
 StepResult World::run_stages() {
   if (stage_fault_) stage_fault_(step_ + 1);
+  reference_energy();  // the health check's energy reference, before anything moves (world_health.cpp)
   apply_commands();  // the actuators' commands and the step's applied loads (world_control.cpp)
   switch (solver_->kind) {  // the stage list of the solver's problem kind (solvers/solver.h)
     case ProblemKind::Position: return run_position_stages();  // world_position.cpp (seed 002)
@@ -623,7 +624,7 @@ StepResult World::run_stages() {
   observe();  // joint states, actuator efforts (world_control.cpp)
   advise_huge_pages();
   stats_.wall_ms = ms_since(t_step);
-  return check_state();
+  return check_step();
 }
 
 // The arrays the next step streams again, where they are large (base/memory.h: 2 MiB pages,

@@ -264,7 +264,7 @@ StepResult World::run_position_stages() {
   record_stats();
   observe();  // joint states, actuator efforts (world_control.cpp)
   stats_.wall_ms = ms_since(t_step);
-  return check_state();
+  return check_step();
 }
 
 }  // namespace coulomb

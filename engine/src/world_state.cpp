@@ -113,6 +113,7 @@ void World::set_state(const State& s) {
   // the last step's outputs belong to another history; a failed step no longer applies
   failure_ = StepResult{};
   stats_ = StepStats{};
+  energy_ref_ = {};  // the health check's energy reference starts again from this state
   contacts_.clear();
   solution_ = ContactSolution{};
   problem_ = ContactProblem{};

@@ -135,7 +135,13 @@ void CrMlcp::linearise(const Vec* vstar) {
       switch (row.kind) {
         case RowKind::ContactNormal:
         case RowKind::Limit:
-          row.c = vstar ? Jv_star + (target_ - row.value) / h_ : (target_ - row.value) / h_ - Jv_fixed;
+          // an active constraint must end within [0, eps_2) (s.3.3, after eq. 21), which the
+          // band's middle, eps_2 / 2, leaves room for the solve's error on both sides. A gap in
+          // the band's lower half stays where it is and one penetrating by d moves to min(d,
+          // middle) above 0: lifting a resting gap to the middle would throw the body up at
+          // eps_2 / (2 h), 5 m/s at h = 1e-6 s. A gap above the middle moves down to it.
+          row.want = row.value < 0.0 ? std::min(target_, -row.value) : row.value < target_ ? row.value : target_;
+          row.c = vstar ? Jv_star + (row.want - row.value) / h_ : (row.want - row.value) / h_ - Jv_fixed;
           break;
         case RowKind::ContactFriction: row.c = -Jv_fixed; break;  // no sliding (static friction)
         default: row.c = vstar ? Jv_star - row.value / h_ : -row.value / h_ - Jv_fixed; break;
@@ -329,7 +335,7 @@ double CrMlcp::contact_merit(const Vec& y) const {
     const ContactState& st = cs_[k];
     r[k] = Vec3(y[n_ + n], y[n_ + n + 1] + st.gamma_hat[0], y[n_ + n + 2] + st.gamma_hat[1]);
     // normal: the gap over the step as a velocity; friction: the slide
-    u[k] = Vec3(h_ * gap_rate(n, y) / h_ + target_ / h_, gap_rate(n + 1, y), gap_rate(n + 2, y));
+    u[k] = Vec3(gap_rate(n, y) + rows_[std::size_t(n)].want / h_, gap_rate(n + 1, y), gap_rate(n + 2, y));
     for (int j = 0; j < 3; ++j) q2 += rows_[std::size_t(n + j)].c * rows_[std::size_t(n + j)].c;
     mu[k] = contacts_[k].mu;
   }

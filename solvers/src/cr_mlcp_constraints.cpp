@@ -40,8 +40,8 @@ bool CrMlcp::evaluate_constraints(const Vec& yc) {
         continue;
       }
     } else {
-      // eq. 12: the linear model penetrates (gap below 0, i.e. eps_2 / 2 below the target)
-      if (h_ * g < -target_) {
+      // eq. 12: the linear model penetrates (its gap want + h g falls below 0)
+      if (h_ * g < -rows_[std::size_t(n)].want) {
         active_[std::size_t(n)] = 1;
         lambda = 0.0;
         changed = true;
@@ -131,7 +131,7 @@ bool CrMlcp::evaluate_constraints(const Vec& yc) {
         active_[std::size_t(r)] = 0;
         lambda = 0.0;
         changed = true;
-      } else if (!active(r) && h_ * g < -target_) {
+      } else if (!active(r) && h_ * g < -rows_[std::size_t(r)].want) {
         active_[std::size_t(r)] = 1;
         lambda = 0.0;
         changed = true;
@@ -161,8 +161,8 @@ bool CrMlcp::evaluate_constraints(const Vec& yc) {
 }
 
 // Lines 25-27: the rows' values at x(v) against their linear models. Returns true (and leaves the
-// configuration at x(v)) if some row is off by more than eps_2 / 4, or a contact penetrates, or
-// an active contact is not within [0, eps_2).
+// configuration at x(v)) if some row is off by more than eps_2 / 4, or a contact penetrates by
+// more than kGapSlack eps_2, or an active contact is not within [0, eps_2).
 bool CrMlcp::measure(const Vec& y) {
   set_configuration(y);
   const Configuration cfg = configuration();
@@ -170,9 +170,11 @@ bool CrMlcp::measure(const Vec& y) {
   const auto off = [&](int r, double value) {
     const Row& row = rows_[std::size_t(r)];
     const bool unilateral = row.kind == RowKind::ContactNormal || row.kind == RowKind::Limit;
-    const double model = h_ * (row_dot(r, y) - row.c) + (unilateral ? target_ : 0.0);
+    const double model = h_ * (row_dot(r, y) - row.c) + (unilateral ? row.want : 0.0);
     if (std::abs(value - model) > 0.25 * eps2_) return true;
-    if (unilateral && value < 0.0) return true;
+    // a gap kept where it was (CrMlcp::linearise) may end a rounding below 0: the CR solve meets
+    // its rows to within its tolerance, not exactly
+    if (unilateral && value < -kGapSlack * eps2_) return true;
     if (unilateral && active(r) && value >= eps2_ && y[n_ + r] > 0.0) return true;
     return false;
   };

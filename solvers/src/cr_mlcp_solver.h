@@ -28,6 +28,8 @@ struct Row {
   double S = 0.0;    // S_d entry (Z J A_d^-1 J^T + D)
   double mobility = 0.0;  // J M^-1 J^T: how far an impulse moves the row over a step, per h
   double value = 0.0;  // C at the linearisation point
+  // unilateral rows: the value an active row moves C to over the step (CrMlcp::linearise)
+  double want = 0.0;
   int e0 = 0, e1 = 0;  // entries
 };
 
@@ -101,6 +103,9 @@ class CrMlcp {
   const double h_;
   int nr_ = 0, np_ = 0, n_ = 0, m_ = 0;
   double eps1_ = 0.0, eps2_ = 0.0, target_ = 0.0;
+  // the penetration, over eps_2, that measure() leaves to the next step: the solve's own error
+  // on a row kept at its gap, which the next step's linearise() corrects
+  static constexpr double kGapSlack = 0.01;
   CrVelocitySystem sys_;
   Vec Ad_inv_;
   std::vector<Row> rows_;

@@ -8,7 +8,9 @@
 #include <coulomb/world.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 
 using namespace coulomb;
@@ -197,6 +199,38 @@ TEST(CrMlcpScenes, SlidingSoftBlockDeceleratesAtMuG) {
   std::printf("sliding soft block: measured mu %.4f (scene 0.3)\n", mu);
   EXPECT_GT(v1, 0.5);  // still sliding
   EXPECT_NEAR(mu, 0.3, 0.02 * 0.3);
+}
+
+// Issue 48: a resting stack stays at rest at any time step. An active contact already within
+// [0, eps_2) keeps its gap; lifting it to the band's middle threw a 1 m cube up at eps_2 / (2 h),
+// 5 m/s at h = 1e-6 s, and a 10-cube stack to 50 m/s, every step "converged".
+TEST(CrMlcpScenes, RestingStackStaysAtRestAtSmallTimeSteps) {
+  for (const auto& [dt, cubes] : std::vector<std::pair<double, int>>{{1e-6, 1}, {1e-6, 10}, {1e-4, 1}, {1e-4, 10}, {1e-2, 10}}) {
+    nlohmann::json bodies = nlohmann::json::array({{{"name", "ground"}, {"shape", "ground"}, {"fixed", true}}});
+    for (int i = 0; i < cubes; ++i)
+      bodies.push_back({{"name", "c" + std::to_string(i)}, {"shape", "cube"}, {"position", {0.0, 0.0, 0.5 + i}}});
+    const nlohmann::json doc = {
+        {"format", "coulomb-scene/1"},
+        {"gravity", {0, 0, -9.81}},
+        {"time", {{"dt", dt}, {"steps", 30}}},
+        {"solver", {{"type", "cr-mlcp"}}},
+        {"materials", {{"default", {{"density", 1000}, {"friction", 0.5}}}}},
+        {"shapes",
+         {{"ground", {{"type", "plane"}, {"normal", {0, 0, 1}}, {"offset", 0}}},
+          {"cube", {{"type", "box"}, {"half_extents", {0.5, 0.5, 0.5}}}}}},
+        {"bodies", bodies}};
+    World w(parse_scene(doc, "."));
+    double fastest = 0.0;
+    while (w.step_count() < w.total_steps()) {
+      const StepResult r = w.step();
+      ASSERT_TRUE(r.ok()) << r.message;
+      EXPECT_TRUE(w.last_stats().solver.converged) << "dt " << dt << " step " << w.step_count();
+      for (int i = 1; i <= cubes; ++i) fastest = std::max(fastest, w.body(i).velocity.norm());
+    }
+    std::printf("%d cube(s) at dt %g: fastest %.3g m/s\n", cubes, dt, fastest);
+    EXPECT_LT(fastest, 1e-6) << cubes << " cubes, dt " << dt;  // gravity alone adds g h per step
+    for (int i = 1; i <= cubes; ++i) EXPECT_NEAR(w.body(i).position.z(), 0.5 + (i - 1), 1e-6);
+  }
 }
 
 #endif  // COULOMB_CR_MLCP_LONG

@@ -134,7 +134,8 @@ TEST(CrMlcp, NeoHookeanForceIsExtrapolatedBelowTheCompressionLimit) {
 }
 
 // eq. 12: a contact the prediction penetrates becomes active; it holds the particle at a gap in
-// [0, eps_2) with the impulse of the weight over the step.
+// [0, eps_2) with the impulse of the weight over the step. A particle resting at gap 0 stays
+// there: the band's middle is only the target of gaps outside the band.
 TEST(CrMlcp, ActiveContactHoldsTheParticleWithinEps2) {
   for (CrPreconditioner pc : {CrPreconditioner::Diag, CrPreconditioner::Full}) {
     PositionProblem p = particle_on_plane(Vec3::Zero(), 0.5, 0.01);
@@ -143,8 +144,8 @@ TEST(CrMlcp, ActiveContactHoldsTheParticleWithinEps2) {
     EXPECT_TRUE(st.converged);
     EXPECT_GE(contact_gap(p, p.contacts[0]), 0.0);
     EXPECT_LT(contact_gap(p, p.contacts[0]), o.abs_tol);
-    // the weight over the step, and the impulse that lifts it to the target gap eps_2 / 2
-    EXPECT_NEAR(p.contact_impulse[0][0], kG * 0.01 + 0.5 * o.abs_tol / 0.01, 1e-9);
+    // the weight over the step, nothing more
+    EXPECT_NEAR(p.contact_impulse[0][0], kG * 0.01, 1e-9);
   }
 }
 
@@ -176,7 +177,7 @@ TEST(CrMlcp, FrictionConeStaticInsideKineticOnTheBoundary) {
     EXPECT_TRUE(solve_cr_mlcp(fast, options()).converged);
     const Vec3 F = fast.contact_impulse[0];
     const Eigen::Vector2d ft(F[1], F[2]);
-    EXPECT_NEAR(F[0], kG * h + 0.5 * 1e-5 / h, 1e-9);
+    EXPECT_NEAR(F[0], kG * h, 1e-9);
     EXPECT_NEAR(ft.norm(), mu * F[0], 0.02 * mu * F[0]) << angle;  // |f_T| = mu f_n
     // the slide keeps its direction and loses mu g h of speed
     EXPECT_NEAR(fast.pv[0].head<2>().norm(), 1.0 - mu * kG * h, 0.02 * mu * kG * h);
@@ -201,7 +202,8 @@ TEST(CrMlcp, SoftBlockRestsAndFullNeedsFewerIterationsThanDiag) {
     double Pn = 0.0;
     for (std::size_t k = 0; k < p.contacts.size(); ++k) {
       Pn += p.contact_impulse[k][0];
-      EXPECT_GE(contact_gap(p, p.contacts[k]), 0.0);
+      // a gap kept where it was ends within the solve's error of it (kGapSlack)
+      EXPECT_GE(contact_gap(p, p.contacts[k]), -0.01 * o.abs_tol);
       EXPECT_LT(contact_gap(p, p.contacts[k]), o.abs_tol);
     }
     // the contacts take the weight over the step (and the elastic response of the first step)
@@ -245,7 +247,7 @@ TEST(CrMlcp, RigidBoxRestsOnRedundantContacts) {
     EXPECT_LT(p.w[0].norm(), 1e-4);
     double Pn = 0.0;
     for (const Vec3& P : p.contact_impulse) Pn += P[0];
-    EXPECT_NEAR(Pn, kG * h + 0.5 * o.abs_tol / h, 1e-9) << to_string(pc);
+    EXPECT_NEAR(Pn, kG * h, 1e-9) << to_string(pc);
   }
 }
 

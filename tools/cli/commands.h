@@ -23,6 +23,7 @@ struct RunArgs {
   bool no_islands = false;         // solve one global contact problem
   std::string broadphase = "grid";  // "grid" | "sap"
   double max_speed = 1e3;
+  std::string health = "stop";     // "stop" | "warn" | "off" (coulomb/health.h HealthAction)
   bool quiet = false;
   std::string dump_fclib;          // empty: no dump; else each step's contact problem as FCLib files here
   std::string dump_steps;          // empty: every step; else "A:B", "A:" or "A"

@@ -96,6 +96,11 @@ int main(int argc, char** argv) {
                   "a body faster than this (m/s), at its centre of mass or at its rim through its spin, stops the run "
                   "with exit code 3")
       ->check(finite_number(false));
+  run->add_option("--health", args.health,
+                  "after each step, check energy gained without external work, inverted or collapsed elements, torn "
+                  "joints and bodies inside fixed solids: stop (default: exit 3 at the first finding), warn (report "
+                  "them on stderr and in stats.jsonl, keep going) or off")
+      ->check(CLI::IsMember({"stop", "warn", "off"}));
   run->add_flag("--quiet,-q", args.quiet, "no progress bar and no summary");
   run->add_option("--dump-fclib", args.dump_fclib,
                   "write each step's contact problem as an FCLib local problem (HDF5) into this folder");
@@ -182,7 +187,7 @@ int main(int argc, char** argv) {
     if (!args.resume.empty()) {
       // the interrupted run's own scene and options are in its run.json
       for (const char* name : {"scene", "--solver", "--set", "--steps", "--dt", "--out", "--no-islands", "--broadphase",
-                               "--max-speed", "--dump-fclib", "--dump-steps", "--view", "--vtk", "--checkpoint-every"})
+                               "--max-speed", "--health", "--dump-fclib", "--dump-steps", "--view", "--vtk", "--checkpoint-every"})
         if (run->count(name) > 0) {
           std::cerr << "coulomb: invalid input: --resume: " << name
                     << " cannot be given with --resume (the run continues with the options in DIR/run.json)\n";

@@ -16,8 +16,10 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "commands.h"
 #include "fclib_dump.h"
@@ -77,6 +79,36 @@ nlohmann::json earlier_complete_files(const std::filesystem::path& out, const nl
 }
 
 // the arguments as --resume needs them from any working directory: absolute paths
+// The health check's findings over a run (coulomb/health.h), summed up on stderr at the end:
+// per check, the steps it failed, the first one and the worst value.
+struct HealthSummary {
+  struct Check {
+    int steps = 0, first_step = 0;
+    std::string first, worst;
+    double worst_value = 0.0;
+  };
+  std::map<std::string, Check> checks;
+  void add(const StepStats& s) {
+    std::set<std::string> seen;
+    for (const HealthFinding& f : s.health) {
+      Check& c = checks[f.check];
+      if (seen.insert(f.check).second) ++c.steps;
+      if (c.first.empty()) c.first_step = s.step, c.first = f.message;
+      // the worst: the largest value, or the smallest volume ratio
+      const bool ratio = f.check == "inverted" || f.check == "collapsed";
+      if (c.worst.empty() || (ratio ? f.value < c.worst_value : f.value > c.worst_value)) c.worst_value = f.value, c.worst = f.message;
+    }
+  }
+  void print() const {
+    if (checks.empty()) return;
+    std::cerr << "coulomb: the health check failed (coulomb run --health; stats.jsonl \"health\"):\n";
+    for (const auto& [name, c] : checks) {
+      std::cerr << "  " << name << ": " << c.steps << " step" << (c.steps == 1 ? "" : "s") << ", first at " << c.first << "\n";
+      if (c.worst != c.first) std::cerr << "    worst at " << c.worst << "\n";
+    }
+  }
+};
+
 nlohmann::json resumable_args(const RunArgs& a) {
   nlohmann::json j = args_json(a);
   std::error_code ec;
@@ -170,6 +202,7 @@ int run(const RunArgs& given) {
       settings.islands = !a.no_islands;
       settings.broadphase = a.broadphase == "grid" ? BroadphaseType::Grid : BroadphaseType::SweepAndPrune;
       settings.max_speed = a.max_speed;
+      settings.health.action = a.health == "off" ? HealthAction::Off : a.health == "warn" ? HealthAction::Warn : HealthAction::Stop;
       // bodies' names in id order: a large scene's ids follow space (World, spatial_body_order),
       // and a checkpoint's State is by id, so a resumed run must number its bodies as it started
       const auto names_hash = [](const auto& names) {
@@ -267,8 +300,10 @@ int run(const RunArgs& given) {
       const auto t0 = std::chrono::steady_clock::now();
       const int first_step = world.step_count();
       StepResult result;
+      HealthSummary health;
       while (world.step_count() < world.total_steps() && !g_stop_signal) {
         result = world.step();
+        health.add(world.last_stats());
         output->write_step(world);
         if (vtk) vtk->write_step(world);
         if (dump && result.ok()) dump->after_step(world);
@@ -284,6 +319,7 @@ int run(const RunArgs& given) {
         }
       }
       if (progress) std::fprintf(stderr, "\n");
+      if (result.ok()) health.print();  // a stopped run names its finding in its error
 
       if (g_stop_signal && result.ok() && world.step_count() < world.total_steps()) {
         // interrupted: the partial files and, when the run can be resumed, a checkpoint stay

@@ -15,6 +15,7 @@ nlohmann::json args_json(const RunArgs& a) {
           {"steps", a.steps},           {"dt", a.dt},
           {"threads", a.threads},       {"no_islands", a.no_islands},
           {"broadphase", a.broadphase}, {"max_speed", a.max_speed},
+          {"health", a.health},
           {"dump_fclib", a.dump_fclib}, {"dump_steps", a.dump_steps},
           {"view", a.view},             {"vtk", a.vtk},
           {"checkpoint_every", a.checkpoint_every}};
@@ -41,6 +42,7 @@ RunArgs args_from_json(const nlohmann::json& j) {
   get("no_islands", a.no_islands);
   get("broadphase", a.broadphase);
   get("max_speed", a.max_speed);
+  if (j.contains("health")) get("health", a.health);  // a run.json written before the option: its default
   get("dump_fclib", a.dump_fclib);
   get("dump_steps", a.dump_steps);
   get("view", a.view);

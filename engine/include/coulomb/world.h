@@ -15,6 +15,7 @@
 #include <coulomb/contact_problem.h>
 #include <coulomb/control.h>
 #include <coulomb/detect.h>
+#include <coulomb/health.h>
 #include <coulomb/island_solve.h>
 #include <coulomb/islands.h>
 #include <coulomb/position_assembly.h>
@@ -56,6 +57,8 @@ struct StepStats {
   double wall_ms = 0.0;          // whole step
   double detect_ms = 0.0, assemble_ms = 0.0, integrate_ms = 0.0;
   double stabilize_ms = 0.0;     // stage 6, post-stabilisation (0 without it)
+  // the health check's findings (coulomb/health.h); a step with any is not converged
+  std::vector<HealthFinding> health;
 };
 
 // Outcome of a step. A step never throws:
@@ -117,6 +120,8 @@ struct WorldSettings {
   static constexpr int kMaxThreads = 1024;
   // solve each contact island on its own (in parallel); false = one global problem
   bool islands = true;
+  // the check of each step's result (coulomb/health.h): by default a failed check ends the run
+  HealthLimits health;
   BroadphaseType broadphase = BroadphaseType::Grid;
   // number a large scene's rigid bodies in space (spatial_body_order); false = the scene's order
   bool spatial_numbering = true;
@@ -305,6 +310,13 @@ class World {
   // the constructor's check of overlaps at load (world_overlap.cpp): report, refuse or resolve
   void settle_initial_overlaps();
   void in_arena(const std::function<void()>& f);  // runs f in the world's task arena (world.cpp)
+  // the health check (world_health.cpp): findings into stats_.health; a Stop result if any
+  StepResult check_health();
+  StepResult check_step();       // check_state, then check_health
+  void reference_energy();       // before a step: the energy check's reference, if it has none
+  void health_scales();          // gravity_scale_ and soft_radius_, once
+  double total_energy() const;   // kinetic + gravitational + elastic (unit: J)
+  bool external_work() const;    // loads, actuators, drives or moving kinematic bodies this step
   StepResult check_contact_caps() const;  // per pair and per step (world.cpp)
   static constexpr std::size_t kMaxContacts = 500'000, kMaxPairContacts = 1024;
   // Throws std::out_of_range unless 0 <= id < count, naming World::<accessor> and find_<accessor>
@@ -407,6 +419,15 @@ class World {
   static constexpr double kImpulseTolerance = 1e-6;
   double impulse_scale_ = 0.0;
   StepStats stats_;
+  // the energy check's reference (HealthLimits): the energy it is compared with, the largest
+  // kinetic + elastic energy since, and the scale gravity adds (sum of m |g| bounding radius)
+  struct EnergyReference {
+    bool set = false;
+    double energy = 0.0, peak = 0.0;
+  } energy_ref_;
+  double gravity_scale_ = 0.0;
+  std::vector<double> soft_radius_;  // (ns) rest bounding radius about the rest centroid (unit: m)
+  bool health_scaled_ = false;
   StepResult failure_;  // the failed step's result, returned by every later step(); Ok if none
 
   // Tests only (tests/engine/world_state_test.cpp): called with the step's number inside the
