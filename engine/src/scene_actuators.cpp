@@ -24,8 +24,8 @@ namespace detail {
 
 namespace {
 
-// [[t, value], ...] with increasing finite times and finite values
-std::vector<std::pair<double, double>> parse_schedule(const Json& j, const std::string& ptr) {
+// [[t, value], ...] with increasing times within the time limit and values in `values`
+std::vector<std::pair<double, double>> parse_schedule(const Json& j, const std::string& ptr, const Range& values) {
   if (!j.is_array() || j.empty()) throw InputError(ptr, "expected a non-empty array of [time, value] points");
   std::vector<std::pair<double, double>> out;
   double last = -std::numeric_limits<double>::infinity();
@@ -33,8 +33,8 @@ std::vector<std::pair<double, double>> parse_schedule(const Json& j, const std::
     const Json& p = j[i];
     const std::string pp = ptr + "/" + std::to_string(i);
     if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number()) throw InputError(pp, "expected [time, value]");
-    const double t = p[0].get<double>(), v = p[1].get<double>();
-    if (!std::isfinite(t) || !std::isfinite(v)) throw InputError(pp, "expected finite numbers");
+    const double t = as_number(p[0], pp + "/0", Range::within(SceneLimits::kTime, "s"));
+    const double v = as_number(p[1], pp + "/1", values);
     if (!(t > last)) throw InputError(pp, "times must increase");
     last = t;
     out.emplace_back(t, v);
@@ -44,8 +44,8 @@ std::vector<std::pair<double, double>> parse_schedule(const Json& j, const std::
 
 }  // namespace
 
-std::vector<std::pair<double, double>> parse_time_schedule(const Json& j, const std::string& pointer) {
-  return parse_schedule(j, pointer);
+std::vector<std::pair<double, double>> parse_time_schedule(const Json& j, const std::string& pointer, Range values) {
+  return parse_schedule(j, pointer, values);
 }
 
 void parse_actuators(ObjectReader& top, SceneDef& scene) {
@@ -82,15 +82,20 @@ void parse_actuators(ObjectReader& top, SceneDef& scene) {
       if (jt != JointType::Hinge && jt != JointType::Prismatic)
         throw InputError(r.pointer_of("joint"), "joint '" + joint + "' is a " + joint_type_name(jt) +
                                                     " joint: actuators drive hinge and prismatic joints");
-      a.max_effort = r.number("max_effort", kInfinity, Range::positive());
+      using L = SceneLimits;
+      a.max_effort = r.number("max_effort", kInfinity, Range::positive().capped(L::kForce, "N or N m"));
       if (a.type == ActuatorType::Position) {
-        a.stiffness = r.number("stiffness", kInfinity, Range::non_negative());
-        a.damping = r.number("damping", 0.0, Range::non_negative());
+        a.stiffness = r.number("stiffness", kInfinity, Range::non_negative().capped(L::kStiffness, "N/m or N m/rad"));
+        a.damping = r.number("damping", 0.0, Range::non_negative().capped(L::kStiffness, "N s/m or N m s/rad"));
         if (a.stiffness == 0.0 && a.damping == 0.0)
           throw InputError(r.pointer_of("stiffness"), "a position servo with no stiffness and no damping does nothing");
       }
-      a.command = r.number("command", 0.0);
-      if (const Json* s = r.find("schedule")) a.schedule = parse_schedule(*s, r.pointer_of("schedule"));
+      // the command by type: an effort, a velocity or a position (rad or m)
+      const Range command = a.type == ActuatorType::Effort     ? Range::within(L::kForce, "N or N m")
+                            : a.type == ActuatorType::Velocity ? Range::within(L::kSpeed, "m/s or rad/s")
+                                                               : Range::within(L::kLength, "m or rad");
+      a.command = r.number("command", 0.0, command);
+      if (const Json* s = r.find("schedule")) a.schedule = parse_schedule(*s, r.pointer_of("schedule"), command);
       r.finish();
       add(std::move(a), r.pointer_of("name"));
     }

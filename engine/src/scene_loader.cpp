@@ -49,6 +49,8 @@ using detail::child_pointer;
 using detail::Json;
 using detail::ObjectReader;
 using detail::Range;
+namespace limit = detail::limit;
+using L = SceneLimits;
 
 constexpr const char* kFormat = "coulomb-scene/1";
 // SCENE_FORMAT.md names "prox-gs" as the default; it becomes the default once it is registered.
@@ -100,9 +102,8 @@ struct FrictionKeys {
 };
 
 FrictionKeys read_friction(ObjectReader& r) {
-  return {r.optional_number("friction", Range::non_negative()),
-          r.optional_number("friction_s", Range::non_negative()),
-          r.optional_number("friction_t", Range::non_negative())};
+  return {r.optional_number("friction", limit::coefficient()), r.optional_number("friction_s", limit::coefficient()),
+          r.optional_number("friction_t", limit::coefficient())};
 }
 
 // overwrites (fs, ft) with what the keys say; leaves them alone when no key is given
@@ -125,14 +126,14 @@ MaterialDef parse_material(const std::string& name, const Json& j, const std::st
   ObjectReader r(j, pointer);
   MaterialDef m;
   m.name = name;
-  m.density = r.number("density", m.density, Range::positive());
+  m.density = r.number("density", m.density, Range::positive().capped(L::kDensity, "kg/m^3"));
   FrictionKeys friction = read_friction(r);
-  m.torsional_friction = r.number("torsional_friction", m.torsional_friction, Range::non_negative());
+  m.torsional_friction = r.number("torsional_friction", m.torsional_friction, limit::distance());
   m.restitution = r.number("restitution", m.restitution, Range::closed(0.0, 1.0));
-  m.young = r.number("young", m.young, Range::positive());
+  m.young = r.number("young", m.young, Range::positive().capped(L::kStiffness, "Pa"));
   m.poisson = r.number("poisson", m.poisson, Range::open(-1.0, 0.5));
   m.model = std::string(kMaterialModels[std::size_t(r.choice("model", kMaterialModels, 1))]);
-  m.damping = r.number("damping", m.damping, Range::non_negative());
+  m.damping = r.number("damping", m.damping, Range::non_negative().capped(L::kTime, "s"));
   r.finish();
   resolve_friction(friction, r, m.friction_s, m.friction_t);
   return m;
@@ -159,7 +160,8 @@ std::vector<std::string> material_names(const SceneDef& scene) {
   return names;
 }
 
-// unspecified pair values fall back to the geometric mean of the two materials
+// unspecified pair values fall back to the scene's combine rules (collision.friction_combine,
+// collision.restitution_combine) over the two materials
 void parse_contact_materials(ObjectReader& top, SceneDef& scene) {
   const Json* j = top.find("contact_materials");
   if (!j) return;
@@ -175,12 +177,14 @@ void parse_contact_materials(ObjectReader& top, SceneDef& scene) {
     ContactMaterialDef c;
     c.a = std::min(a, b);
     c.b = std::max(a, b);
-    c.friction_s = std::sqrt(ma.friction_s * mb.friction_s);
-    c.friction_t = std::sqrt(ma.friction_t * mb.friction_t);
+    const CombineRule f = scene.friction_combine;
+    c.friction_s = combine(f, ma.friction_s, mb.friction_s);
+    c.friction_t = combine(f, ma.friction_t, mb.friction_t);
     FrictionKeys friction = read_friction(r);
-    c.torsional_friction = r.number("torsional_friction", std::sqrt(ma.torsional_friction * mb.torsional_friction),
-                                    Range::non_negative());
-    c.restitution = r.number("restitution", std::sqrt(ma.restitution * mb.restitution), Range::closed(0.0, 1.0));
+    c.torsional_friction =
+        r.number("torsional_friction", combine(f, ma.torsional_friction, mb.torsional_friction), limit::distance());
+    c.restitution = r.number("restitution", combine(scene.restitution_combine, ma.restitution, mb.restitution),
+                             Range::closed(0.0, 1.0));
     r.finish();
     resolve_friction(friction, r, c.friction_s, c.friction_t);
     auto [it, fresh] = seen.emplace(std::make_pair(c.a, c.b), r.pointer());
@@ -207,7 +211,7 @@ void parse_convex(ObjectReader& r, Shape& s, const fs::path& base_dir) {
   if (vertices) {
     as_array(*vertices, r.pointer_of("vertices"));
     for (std::size_t i = 0; i < vertices->size(); ++i)
-      points.push_back(as_vec3((*vertices)[i], child_pointer(r.pointer_of("vertices"), i)));
+      points.push_back(as_vec3((*vertices)[i], child_pointer(r.pointer_of("vertices"), i), limit::coordinate()));
   } else if (file) {
     const std::string& name = non_empty(as_string(*file, r.pointer_of("file")), r.pointer_of("file"));
     points = read_obj(resolve_path(base_dir, name), r.pointer_of("file")).vertices;
@@ -224,9 +228,11 @@ void parse_convex(ObjectReader& r, Shape& s, const fs::path& base_dir) {
 void parse_mesh(ObjectReader& r, Shape& s, const fs::path& base_dir) {
   const std::string& name = non_empty(as_string(r.require("file"), r.pointer_of("file")), r.pointer_of("file"));
   Vec3 scale = Vec3::Ones();
-  if (const Json* j = r.find("scale"))
-    scale = j->is_number() ? Vec3::Constant(r.number("scale", 1.0, Range::positive())) : r.vec3("scale", scale, Range::positive());
-  const int k = int(r.number("kdop", 18.0));
+  if (const Json* j = r.find("scale")) {
+    const Range factor = Range::positive().capped(L::kCoefficient, "a scale factor");
+    scale = j->is_number() ? Vec3::Constant(r.number("scale", 1.0, factor)) : r.vec3("scale", scale, factor);
+  }
+  const int k = r.integer("kdop", 18);
   if (k != 18 && k != 26) throw InputError(r.pointer_of("kdop"), "expected 18 or 26 (the k of the kDOP tree)");
   r.finish();
   TriangleMesh m = read_obj(resolve_path(base_dir, name), r.pointer_of("file"));
@@ -247,7 +253,7 @@ void parse_compound(ObjectReader& r, Shape& s, const std::vector<std::string>& s
     ObjectReader c(children[k], child_pointer(list, k));
     CompoundChild child;
     child.shape = lookup(c.required_string("shape"), shape_names, c.pointer_of("shape"), "shape", "shapes");
-    child.pose.p = c.vec3("position", Vec3::Zero());
+    child.pose.p = c.vec3("position", Vec3::Zero(), limit::coordinate());
     child.pose.q = c.quat("orientation", Quat::Identity());
     c.finish();
     s.children.push_back(child);
@@ -262,22 +268,20 @@ Shape parse_shape(const std::string& name, const Json& j, const std::string& poi
   s.type = ShapeType(r.required_choice("type", kShapeTypes));
   switch (s.type) {
     case ShapeType::Sphere:
-      s.radius = r.required_number("radius", Range::positive());
+      s.radius = r.required_number("radius", limit::size());
       break;
     case ShapeType::Box:
-      s.half_extents = r.required_vec3("half_extents", Range::positive());
+      s.half_extents = r.required_vec3("half_extents", limit::size());
       s.hull = box_hull(s.half_extents);
       break;
     case ShapeType::Capsule:
     case ShapeType::Cylinder:
-      s.radius = r.required_number("radius", Range::positive());
-      s.half_height = r.required_number("half_height", Range::positive());
+      s.radius = r.required_number("radius", limit::size());
+      s.half_height = r.required_number("half_height", limit::size());
       break;
     case ShapeType::Plane:
-      s.normal = r.required_vec3("normal");
-      s.offset = r.number("offset", 0.0);
-      if (s.normal.cwiseAbs().maxCoeff() == 0.0) throw InputError(r.pointer_of("normal"), "the normal must not be zero");
-      s.normal = (s.normal / s.normal.cwiseAbs().maxCoeff()).normalized();
+      s.normal = r.required_direction("normal");
+      s.offset = r.number("offset", 0.0, limit::coordinate());
       break;
     case ShapeType::Convex:
       parse_convex(r, s, base_dir);
@@ -337,6 +341,17 @@ void parse_shapes(ObjectReader& top, SceneDef& scene, const fs::path& base_dir) 
   for (const auto& item : j->items())
     scene.shapes.add(parse_shape(item.key(), item.value(), map.pointer_of(item.key()), scene.shape_names, base_dir));
   check_compounds(scene);
+  // every shape within the length limit of its own origin (a mesh file's coordinates times its
+  // scale, compound children's offsets and sizes added up)
+  for (std::size_t k = 0; k < scene.shapes.shapes.size(); ++k) {
+    if (scene.shapes.shapes[k].type == ShapeType::Plane) continue;
+    const Aabb box = scene.shapes.aabb(int(k), Pose(), 0.0);
+    const double far = box.lo.cwiseAbs().cwiseMax(box.hi.cwiseAbs()).maxCoeff();
+    if (!(far <= L::kLength))
+      throw InputError(map.pointer_of(scene.shape_names[k]),
+                       "the shape reaches " + show(far) + " m from its origin, beyond the scene limit of " +
+                           show(L::kLength) + " m for lengths");
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -362,10 +377,10 @@ void parse_bodies(ObjectReader& top, SceneDef& scene, NameTable& names) {
     b.name = non_empty(r.required_string("name"), r.pointer_of("name"));
     b.shape = lookup(r.required_string("shape"), scene.shape_names, r.pointer_of("shape"), "shape", "shapes");
     b.material = lookup(r.string("material", "default"), materials, r.pointer_of("material"), "material", "materials");
-    b.position = r.vec3("position", b.position);
+    b.position = r.vec3("position", b.position, limit::coordinate());
     b.orientation = r.quat("orientation", b.orientation);
-    b.velocity = r.vec3("velocity", b.velocity);
-    b.angular_velocity = r.vec3("angular_velocity", b.angular_velocity);
+    b.velocity = r.vec3("velocity", b.velocity, limit::velocity());
+    b.angular_velocity = r.vec3("angular_velocity", b.angular_velocity, limit::angular_velocity());
     b.fixed = r.boolean("fixed", b.fixed);
     b.kinematic = r.boolean("kinematic", false);
     if (b.fixed && b.kinematic)
@@ -402,9 +417,9 @@ void parse_generator(const Json& j, const std::string& pointer, SceneDef& scene,
   std::vector<Pose> poses;
   if (type == kGrid) {
     std::array<int, 3> n = as_int3(r.require("count"), r.pointer_of("count"), 1);
-    Vec3 origin = r.vec3("origin", Vec3::Zero());
-    Vec3 spacing = r.required_vec3("spacing", Range::non_negative());
-    Vec3 odd_row_offset = r.vec3("odd_row_offset", Vec3::Zero());
+    Vec3 origin = r.vec3("origin", Vec3::Zero(), limit::coordinate());
+    Vec3 spacing = r.required_vec3("spacing", limit::distance());
+    Vec3 odd_row_offset = r.vec3("odd_row_offset", Vec3::Zero(), limit::coordinate());
     r.finish();
     // a zero spacing is fine along an axis with one body; with more it would stack them in place
     for (int a = 0; a < 3; ++a)
@@ -412,15 +427,21 @@ void parse_generator(const Json& j, const std::string& pointer, SceneDef& scene,
         throw InputError(r.pointer_of("spacing"), "spacing is 0 along an axis with " + std::to_string(n[std::size_t(a)]) +
                                                       " bodies: they would overlap");
     if (std::int64_t(n[0]) * n[1] * n[2] > room) throw InputError(r.pointer_of("count"), too_many(std::int64_t(n[0]) * n[1] * n[2]));
+    // the farthest body within the length limit
+    const Vec3 span = spacing.cwiseProduct(Vec3(n[0] - 1, n[1] - 1, n[2] - 1));
+    const double far = (origin.cwiseAbs() + span + odd_row_offset.cwiseAbs()).maxCoeff();
+    if (!(far <= L::kLength))
+      throw InputError(r.pointer_of("spacing"), "the grid reaches " + show(far) + " m from the origin, beyond the scene limit of " +
+                                                    show(L::kLength) + " m for lengths");
     poses = grid_poses(n, origin, spacing, odd_row_offset);
   } else {
     RandomParams q;
     q.count = as_int(r.require("count"), r.pointer_of("count"), 1);
-    q.lo = r.required_vec3("box_min");
-    q.hi = r.required_vec3("box_max");
+    q.lo = r.required_vec3("box_min", limit::coordinate());
+    q.hi = r.required_vec3("box_max", limit::coordinate());
     if (const Json* seed = r.find("seed")) q.seed = as_uint64(*seed, r.pointer_of("seed"));
     q.random_orientation = r.boolean("random_orientation", false);
-    q.min_separation = r.number("min_separation", 0.0, Range::non_negative());
+    q.min_separation = r.number("min_separation", 0.0, limit::distance());
     r.finish();
     if (q.count > room) throw InputError(r.pointer_of("count"), too_many(q.count));
     if (!(q.lo.array() < q.hi.array()).all())
@@ -454,8 +475,8 @@ void parse_generators(ObjectReader& top, SceneDef& scene, NameTable& names) {
 
 void parse_time(ObjectReader& top, SceneDef& scene) {
   ObjectReader r(top.require("time"), "/time");
-  scene.dt = r.required_number("dt", Range::positive());
-  std::optional<double> duration = r.optional_number("duration", Range::positive());
+  scene.dt = r.required_number("dt", limit::duration());
+  std::optional<double> duration = r.optional_number("duration", limit::duration());
   std::optional<int> steps = r.optional_integer("steps", 1);
   r.finish();
   if (duration && steps) throw InputError(r.pointer(), "give either 'duration' or 'steps', not both");
@@ -498,19 +519,30 @@ void parse_stabilization(ObjectReader& top, SceneDef& scene) {
   r.finish();
 }
 
+constexpr std::array<std::string_view, 5> kCombineRules{"average", "min", "max", "multiply", "geometric"};
+static_assert(int(CombineRule::Geometric) == 4);
+constexpr std::array<std::string_view, 3> kInitialOverlap{"error", "warn", "resolve"};
+static_assert(int(InitialOverlap::Resolve) == 2);
+
 void parse_collision(ObjectReader& top, SceneDef& scene) {
   const Json* j = top.find("collision");
   if (!j) return;
   ObjectReader r(*j, "/collision");
-  scene.envelope = r.number("envelope", scene.envelope, Range::non_negative());
-  scene.margin = r.number("margin", scene.margin, Range::non_negative());
+  scene.envelope = r.number("envelope", scene.envelope, limit::distance());
+  scene.margin = r.number("margin", scene.margin, limit::distance());
   // rigid CCD: fast rigid bodies' motion is clamped at their first time of impact
   // (collision/README.md "Rigid CCD", engine/src/world_ccd.cpp)
   scene.ccd = r.boolean("ccd", scene.ccd);
   // soft self-contact and edge-edge contacts (collision/README.md "Soft contacts"); off by default
   scene.self_contacts = r.boolean("self_contacts", scene.self_contacts);
   scene.edge_edge = r.boolean("edge_edge", scene.edge_edge);
-  scene.thickness = r.number("thickness", scene.thickness, Range::non_negative());
+  scene.thickness = r.number("thickness", scene.thickness, limit::distance());
+  // the material pair rules (read before the materials and contact_materials, which use them)
+  scene.friction_combine = CombineRule(r.choice("friction_combine", kCombineRules, int(scene.friction_combine)));
+  scene.restitution_combine = CombineRule(r.choice("restitution_combine", kCombineRules, int(scene.restitution_combine)));
+  // bodies overlapping at load (World::initial_overlaps)
+  scene.initial_overlap = InitialOverlap(r.choice("initial_overlap", kInitialOverlap, int(scene.initial_overlap)));
+  scene.overlap_tolerance = r.number("overlap_tolerance", scene.overlap_tolerance, limit::distance());
   r.finish();
 }
 
@@ -525,9 +557,9 @@ void parse_sleep(ObjectReader& top, SceneDef& scene) {
   if (!j->is_object()) throw InputError("/sleep", "expected true, false or an object {\"time\", \"linear\", \"angular\"}");
   ObjectReader r(*j, "/sleep");
   scene.sleep.enabled = true;
-  scene.sleep.time = r.number("time", scene.sleep.time, Range::positive());
-  scene.sleep.linear = r.number("linear", scene.sleep.linear, Range::positive());
-  scene.sleep.angular = r.number("angular", scene.sleep.angular, Range::positive());
+  scene.sleep.time = r.number("time", scene.sleep.time, limit::duration());
+  scene.sleep.linear = r.number("linear", scene.sleep.linear, Range::positive().capped(L::kSpeed, "m/s"));
+  scene.sleep.angular = r.number("angular", scene.sleep.angular, Range::positive().capped(L::kSpeed, "rad/s"));
   r.finish();
 }
 
@@ -541,6 +573,19 @@ void parse_output(ObjectReader& top, SceneDef& scene) {
 }
 
 }  // namespace
+
+const char* combine_rule_name(CombineRule r) { return kCombineRules[std::size_t(r)].data(); }
+
+double combine(CombineRule r, double a, double b) {
+  switch (r) {
+    case CombineRule::Average: return 0.5 * (a + b);
+    case CombineRule::Min: return std::min(a, b);
+    case CombineRule::Max: return std::max(a, b);
+    case CombineRule::Multiply: return a * b;
+    case CombineRule::Geometric: return std::sqrt(a * b);
+  }
+  return std::sqrt(a * b);
+}
 
 const char* integrator_name(IntegratorType t) {
   switch (t) {
@@ -561,7 +606,7 @@ SceneDef parse_scene(const nlohmann::json& doc, const std::filesystem::path& bas
     throw InputError("/format", "unsupported format \"" + format + "\", expected \"" + kFormat + "\"");
   scene.name = top.string("name", "");
   scene.description = top.string("description", "");
-  scene.gravity = top.vec3("gravity", scene.gravity);
+  scene.gravity = top.vec3("gravity", scene.gravity, Range::within(L::kAcceleration, "m/s^2"));
 
   // how to step
   parse_time(top, scene);

@@ -3,15 +3,23 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
+#include <cstdio>
 
 namespace coulomb::detail {
 namespace {
 
+// %g with a short exponent: 1e9, 2.5e-7
 std::string format_number(double x) {
-  std::ostringstream os;
-  os << x;
-  return os.str();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  std::string s = buf;
+  if (const std::size_t e = s.find('e'); e != std::string::npos) {
+    std::size_t digits = e + 1;
+    if (s[digits] == '+') s.erase(digits, 1);
+    else if (s[digits] == '-') ++digits;
+    while (digits + 1 < s.size() && s[digits] == '0') s.erase(digits, 1);
+  }
+  return s;
 }
 
 // a value as it appears in the input, shortened for messages
@@ -94,6 +102,14 @@ std::string name_hint(std::string_view name, const std::vector<std::string>& kno
 
 // ---- Range ----
 
+Range Range::capped(double cap, const char* what) const {
+  Range r = *this;
+  if (r.lo < -cap) r.lo = -cap, r.lo_open = false;
+  if (r.hi > cap) r.hi = cap, r.hi_open = false;
+  r.unit = what;
+  return r;
+}
+
 bool Range::unbounded() const { return std::isinf(lo) && std::isinf(hi); }
 
 bool Range::contains(double x) const {
@@ -106,8 +122,11 @@ std::string Range::describe() const {
   if (unbounded()) return "";
   if (std::isinf(hi)) return (lo_open ? "> " : ">= ") + format_number(lo);
   if (std::isinf(lo)) return (hi_open ? "< " : "<= ") + format_number(hi);
+  const std::string limit = unit ? std::string(" (") + unit + ", the scene limit)" : "";
+  // a lower bound with a scene limit above it: "> 0, at most 1e9 (m, the scene limit)"
+  if (unit && lo != -hi) return (lo_open ? "> " : ">= ") + format_number(lo) + ", at most " + format_number(hi) + limit;
   return std::string("in ") + (lo_open ? "(" : "[") + format_number(lo) + ", " + format_number(hi) +
-         (hi_open ? ")" : "]");
+         (hi_open ? ")" : "]") + limit;
 }
 
 // ---- single values ----
@@ -195,6 +214,13 @@ Quat as_unit_quat(const Json& j, const std::string& pointer) {
   c /= m;
   c.normalize();
   return Quat(c[0], c[1], c[2], c[3]);
+}
+
+Vec3 as_direction(const Json& j, const std::string& pointer, double zero) {
+  const Vec3 d = as_vec3(j, pointer);
+  const double m = d.cwiseAbs().maxCoeff();
+  if (!(m > zero)) throw InputError(pointer, "the direction must not be zero");
+  return (d / m).normalized();
 }
 
 const Json& as_array(const Json& j, const std::string& pointer) {
@@ -292,6 +318,10 @@ Vec3 ObjectReader::required_vec3(std::string_view key, Range each) {
 Quat ObjectReader::quat(std::string_view key, const Quat& fallback) {
   const Json* v = find(key);
   return v ? as_unit_quat(*v, pointer_of(key)) : fallback;
+}
+
+Vec3 ObjectReader::required_direction(std::string_view key, double zero) {
+  return as_direction(require(key), pointer_of(key), zero);
 }
 
 int ObjectReader::choice(std::string_view key, std::span<const std::string_view> names, int fallback) {

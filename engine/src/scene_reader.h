@@ -8,6 +8,7 @@
 #pragma once
 #include <coulomb/error.h>
 #include <coulomb/math.h>
+#include <coulomb/scene.h>            // SceneLimits
 #include <coulomb/scene_overrides.h>  // kMaxJsonDepth
 
 #include <nlohmann/json.hpp>
@@ -37,11 +38,13 @@ std::string closest_name(std::string_view name, const std::vector<std::string>& 
 // " (no WHAT defined)" when `known` is empty. WHAT is a plural noun such as "keys", "shapes".
 std::string name_hint(std::string_view name, const std::vector<std::string>& known, std::string_view what);
 
-// An interval for number checks; describe() goes into error messages ("> 0", "in [0, 1]").
+// An interval for number checks; describe() goes into error messages ("> 0", "in [0, 1]",
+// "in [-1e9, 1e9] (m, the scene limit)", "> 0, at most 1e9 (m, the scene limit)").
 struct Range {
   double lo = -std::numeric_limits<double>::infinity();
   double hi = std::numeric_limits<double>::infinity();
   bool lo_open = false, hi_open = false;
+  const char* unit = nullptr;  // of a range capped by a SceneLimits value, for the message
 
   static Range any() { return {}; }
   static Range positive() { return {0.0, std::numeric_limits<double>::infinity(), true, false}; }
@@ -49,11 +52,27 @@ struct Range {
   static Range closed(double lo, double hi) { return {lo, hi, false, false}; }
   static Range open(double lo, double hi) { return {lo, hi, true, true}; }
   static Range left_open(double lo, double hi) { return {lo, hi, true, false}; }
+  // [-cap, cap], cap a SceneLimits magnitude in `unit`
+  static Range within(double cap, const char* unit) { return Range{-cap, cap, false, false, unit}; }
+  // this range cut to [-cap, cap]
+  Range capped(double cap, const char* unit) const;
 
   bool unbounded() const;
   bool contains(double x) const;
   std::string describe() const;
 };
+
+// The ranges of SceneLimits' quantity kinds, as the readers take them.
+namespace limit {
+using L = SceneLimits;
+inline Range coordinate() { return Range::within(L::kLength, "m"); }                // positions, anchors, offsets
+inline Range size() { return Range::positive().capped(L::kLength, "m"); }          // radii, half extents
+inline Range distance() { return Range::non_negative().capped(L::kLength, "m"); }  // gaps, spacings, thickness
+inline Range velocity() { return Range::within(L::kSpeed, "m/s"); }
+inline Range angular_velocity() { return Range::within(L::kSpeed, "rad/s"); }
+inline Range duration() { return Range::positive().capped(L::kTime, "s"); }
+inline Range coefficient() { return Range::non_negative().capped(L::kCoefficient, "a coefficient"); }
+}  // namespace limit
 
 // single values: each throws InputError at `pointer` when `j` does not fit
 double as_number(const Json& j, const std::string& pointer, Range range = Range::any());
@@ -65,6 +84,9 @@ Vec3 as_vec3(const Json& j, const std::string& pointer, Range each = Range::any(
 std::array<int, 3> as_int3(const Json& j, const std::string& pointer, int min);
 // [w, x, y, z], normalised; a zero quaternion is an error
 Quat as_unit_quat(const Json& j, const std::string& pointer);
+// a direction: 3 finite numbers, not all below `zero` in magnitude, normalised (scaled by the
+// largest first, so that any finite magnitude normalises without overflow)
+Vec3 as_direction(const Json& j, const std::string& pointer, double zero = 0.0);
 const Json& as_array(const Json& j, const std::string& pointer);
 // index of the string value in `names`
 int as_choice(const Json& j, const std::string& pointer, std::span<const std::string_view> names);
@@ -95,6 +117,7 @@ class ObjectReader {
   Vec3 vec3(std::string_view key, const Vec3& fallback, Range each = Range::any());
   Vec3 required_vec3(std::string_view key, Range each = Range::any());
   Quat quat(std::string_view key, const Quat& fallback);
+  Vec3 required_direction(std::string_view key, double zero = 0.0);
   int choice(std::string_view key, std::span<const std::string_view> names, int fallback);
   int required_choice(std::string_view key, std::span<const std::string_view> names);
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <numbers>
 #include <string_view>
@@ -49,7 +50,8 @@ TetMesh parse_tet_mesh(const Json& j, const std::string& pointer, const fs::path
     switch (type) {
       case 0: {  // tetgen: a closed surface OBJ, tetrahedralised now
         const std::string file = r.required_string("surface");
-        const double max_volume = r.required_number("max_volume", Range::positive());
+        const double max_volume =
+            r.required_number("max_volume", Range::positive().capped(std::pow(SceneLimits::kLength, 3), "m^3"));
         const double quality = r.number("quality", 1.5, Range::closed(1.0, 100.0));
         r.finish();
         const fs::path path = fs::path(file).is_relative() ? base_dir / file : fs::path(file);
@@ -73,7 +75,7 @@ TetMesh parse_tet_mesh(const Json& j, const std::string& pointer, const fs::path
         }
       }
       case 2: {
-        const Vec3 h = r.required_vec3("half_extents", Range::positive());
+        const Vec3 h = r.required_vec3("half_extents", limit::size());
         const std::array<int, 3> n = as_int3(r.require("resolution"), r.pointer_of("resolution"), 1);
         r.finish();
         try {
@@ -83,7 +85,7 @@ TetMesh parse_tet_mesh(const Json& j, const std::string& pointer, const fs::path
         }
       }
       default: {
-        const double radius = r.required_number("radius", Range::positive());
+        const double radius = r.required_number("radius", limit::size());
         const int n = r.integer("resolution", 6, 2, 200);
         r.finish();
         try {
@@ -116,10 +118,19 @@ void parse_soft_bodies(ObjectReader& top, SceneDef& scene, NameTable& names) {
     if (it == materials.end())
       throw InputError(r.pointer_of("material"), "unknown material '" + material + "'" + name_hint(material, materials, "materials"));
     b.material = int(it - materials.begin());
-    const Vec3 position = r.vec3("position", Vec3::Zero());
+    const Vec3 position = r.vec3("position", Vec3::Zero(), limit::coordinate());
     const Quat orientation = r.quat("orientation", Quat::Identity());
-    b.velocity = r.vec3("velocity", Vec3::Zero());
+    b.velocity = r.vec3("velocity", Vec3::Zero(), limit::velocity());
     b.mesh = parse_tet_mesh(r.require("mesh"), r.pointer_of("mesh"), scene.base_dir);
+    // a mesh file's coordinates within the length limit of the body's origin
+    double far = 0.0;
+    for (const Vec3& x : b.mesh.rest) far = std::max(far, x.cwiseAbs().maxCoeff());
+    if (!(far <= SceneLimits::kLength)) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "the mesh reaches %g m from its origin, beyond the scene limit of %g m for lengths", far,
+                    SceneLimits::kLength);
+      throw InputError(r.pointer_of("mesh"), buf);
+    }
     for (Vec3& x : b.mesh.rest) x = orientation * x + position;
     if (const std::string err = check_tet_mesh(b.mesh); !err.empty()) throw InputError(r.pointer_of("mesh"), err);
     b.pinned.assign(b.mesh.rest.size(), 0);
@@ -164,11 +175,11 @@ JointDef parse_rigid_joint(ObjectReader& r, JointType type, std::size_t k, const
   // the anchor defaults to body a's position for joints whose rows do not depend on it much
   // (fixed, prismatic); ball and hinge need it
   const bool needs_anchor = type == JointType::Ball || type == JointType::Hinge;
-  d.anchor = needs_anchor ? r.required_vec3("anchor") : r.vec3("anchor", scene.bodies[std::size_t(d.a)].position);
+  d.anchor = needs_anchor ? r.required_vec3("anchor", limit::coordinate())
+                          : r.vec3("anchor", scene.bodies[std::size_t(d.a)].position, limit::coordinate());
   if (type == JointType::Hinge || type == JointType::Prismatic) {
-    const Vec3 axis = r.required_vec3("axis");
-    if (!(axis.norm() > 1e-12)) throw InputError(r.pointer_of("axis"), "the axis must not be zero");
-    d.axis = axis.normalized();
+    // a direction: normalised on load whatever its magnitude, as orientations are
+    d.axis = r.required_direction("axis", 1e-12);
   } else if (r.has("axis")) {
     throw InputError(r.pointer_of("axis"), std::string("a ") + joint_type_name(type) + " joint has no axis");
   }
@@ -178,16 +189,17 @@ JointDef parse_rigid_joint(ObjectReader& r, JointType type, std::size_t k, const
       throw InputError(ptr, std::string("a ") + joint_type_name(type) + " joint has no limits (only hinge and prismatic)");
     if (!lim->is_array() || lim->size() != 2 || !(*lim)[0].is_number() || !(*lim)[1].is_number())
       throw InputError(ptr, "expected [lo, hi], two numbers");
-    d.lo = (*lim)[0].get<double>();
-    d.hi = (*lim)[1].get<double>();
-    if (!std::isfinite(d.lo) || !std::isfinite(d.hi) || d.lo > d.hi)
-      throw InputError(ptr, "expected finite limits with lo <= hi");
+    const Range coordinate = Range::within(SceneLimits::kLength, "rad or m");
+    d.lo = as_number((*lim)[0], child_pointer(ptr, 0), coordinate);
+    d.hi = as_number((*lim)[1], child_pointer(ptr, 1), coordinate);
+    if (d.lo > d.hi) throw InputError(ptr, "expected limits with lo <= hi");
     if (!(d.lo <= 0.0 && d.hi >= 0.0))
       throw InputError(ptr, "the joint starts at 0 (its load-time pose), which must lie within [lo, hi]");
     d.limited = true;
   }
-  d.compliance = r.number("compliance", 0.0, Range::non_negative());
-  d.angular_compliance = r.number("angular_compliance", d.compliance, Range::non_negative());
+  const Range compliance = Range::non_negative().capped(SceneLimits::kCompliance, "m/N or rad/(N m)");
+  d.compliance = r.number("compliance", 0.0, compliance);
+  d.angular_compliance = r.number("angular_compliance", d.compliance, compliance);
   if (const Json* drive = r.find("drive")) {
     const std::string ptr = r.pointer_of("drive");
     if (type != JointType::Hinge && type != JointType::Prismatic)
@@ -197,13 +209,8 @@ JointDef parse_rigid_joint(ObjectReader& r, JointType type, std::size_t k, const
       if (key != "target" && key != "compliance")
         throw InputError(ptr + "/" + key, "unknown key (known keys: target, compliance)");
     if (!drive->contains("target")) throw InputError(ptr + "/target", "expected a non-empty array of [time, value] points");
-    d.drive = parse_time_schedule((*drive)["target"], ptr + "/target");
-    if (drive->contains("compliance")) {
-      const Json& c = (*drive)["compliance"];
-      if (!c.is_number() || !std::isfinite(c.get<double>()) || c.get<double>() < 0.0)
-        throw InputError(ptr + "/compliance", "expected a number >= 0");
-      d.drive_compliance = c.get<double>();
-    }
+    d.drive = parse_time_schedule((*drive)["target"], ptr + "/target", Range::within(SceneLimits::kLength, "rad or m"));
+    if (drive->contains("compliance")) d.drive_compliance = as_number((*drive)["compliance"], ptr + "/compliance", compliance);
   }
   d.collide = r.boolean("collide", false);
   return d;

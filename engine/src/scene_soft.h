@@ -22,7 +22,8 @@ void check_solver_supports(const SceneDef& scene);
 // Reads `actuators` (scene_actuators.cpp) and adds a position servo for every joint `drive`.
 // Needs the joints.
 void parse_actuators(ObjectReader& top, SceneDef& scene);
-// A piecewise-linear schedule [[t, value], ...]: times increasing, numbers finite.
-std::vector<std::pair<double, double>> parse_time_schedule(const Json& j, const std::string& pointer);
+// A piecewise-linear schedule [[t, value], ...]: times increasing within the time limit, values
+// in `values`.
+std::vector<std::pair<double, double>> parse_time_schedule(const Json& j, const std::string& pointer, Range values);
 
 }  // namespace coulomb::detail

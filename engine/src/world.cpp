@@ -52,15 +52,6 @@ void principal_frame(const MassProperties& mp, Pose& body_in_shape, Vec3& moment
   body_in_shape.q = Quat(R).normalized();
 }
 
-ContactCoefficients mix(const MaterialDef& a, const MaterialDef& b) {
-  // SCENE_FORMAT.md: the geometric mean of the two materials unless a pair entry exists
-  ContactCoefficients c;
-  c.mu = Vec3(std::sqrt(a.friction_s * b.friction_s), std::sqrt(a.friction_t * b.friction_t),
-              std::sqrt(a.torsional_friction * b.torsional_friction));
-  c.restitution = std::sqrt(a.restitution * b.restitution);
-  return c;
-}
-
 // What a double-precision contact solve can simulate (issue 11: a mass of 1e-300 sank while
 // "converged", 1e305 gave null energies, inertia [1e-3, 1, 1] on a 1 m cube fell 17 m through the
 // floor). Rejected at load, so that `coulomb validate` says so with exit 2:
@@ -122,6 +113,10 @@ void check_finite_start(const SceneDef& scene, const BodyDef& d, const std::stri
   const std::string body = "body '" + d.name + "'";
   if (!body_world.p.allFinite() || !body_world.q.coeffs().allFinite())
     throw InputError(where, body + " has a non-finite position or orientation");
+  if (!(d.position.cwiseAbs().maxCoeff() <= SceneLimits::kLength))
+    throw InputError(where, body + " starts " + number(d.position.cwiseAbs().maxCoeff()) +
+                                " m from the origin along an axis, beyond the scene limit of " +
+                                number(SceneLimits::kLength) + " m for lengths");
   if (!v.allFinite() || !w.allFinite()) throw InputError(where, body + " has a non-finite initial velocity");
   const Aabb box = scene.shapes.aabb(d.shape, Pose{body_world.p, body_world.q}, 0.0);
   if (scene.shapes[d.shape].type != ShapeType::Plane && (!box.lo.allFinite() || !box.hi.allFinite()))
@@ -150,12 +145,34 @@ StepResult step_error(int step, const char* what) {
 
 }  // namespace
 
+std::vector<ContactCoefficients> material_pair_table(const SceneDef& scene) {
+  const std::size_t nm = scene.materials.size();
+  const CombineRule f = scene.friction_combine, e = scene.restitution_combine;
+  std::vector<ContactCoefficients> table(nm * nm);
+  for (std::size_t a = 0; a < nm; ++a)
+    for (std::size_t b = 0; b < nm; ++b) {
+      const MaterialDef &x = scene.materials[a], &y = scene.materials[b];
+      ContactCoefficients& c = table[a * nm + b];
+      c.mu = Vec3(combine(f, x.friction_s, y.friction_s), combine(f, x.friction_t, y.friction_t),
+                  combine(f, x.torsional_friction, y.torsional_friction));
+      c.restitution = combine(e, x.restitution, y.restitution);
+    }
+  for (const ContactMaterialDef& cm : scene.contact_materials) {
+    const ContactCoefficients c{Vec3(cm.friction_s, cm.friction_t, cm.torsional_friction), cm.restitution};
+    table[std::size_t(cm.a) * nm + std::size_t(cm.b)] = c;
+    table[std::size_t(cm.b) * nm + std::size_t(cm.a)] = c;
+  }
+  return table;
+}
+
 // Every parallel loop of a step (detection, islands, prox-jacobi) runs in this arena, so
 // --threads N bounds the whole step to N threads (N = 1: the calling thread alone).
 struct World::Threads {
   tbb::task_arena arena;
   explicit Threads(int n) : arena(n > 0 ? n : tbb::task_arena::automatic) { arena.initialize(); }
 };
+
+void World::in_arena(const std::function<void()>& f) { threads_->arena.execute(f); }
 
 World::~World() = default;
 World::World(World&&) noexcept = default;
@@ -240,15 +257,7 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     bound_radius_[i] = box.lo.cwiseAbs().cwiseMax(box.hi.cwiseAbs()).norm();
   }
 
-  const std::size_t nm = scene_.materials.size();
-  pair_coeffs_.resize(nm * nm);
-  for (std::size_t a = 0; a < nm; ++a)
-    for (std::size_t b = 0; b < nm; ++b) pair_coeffs_[a * nm + b] = mix(scene_.materials[a], scene_.materials[b]);
-  for (const ContactMaterialDef& cm : scene_.contact_materials) {
-    ContactCoefficients c{Vec3(cm.friction_s, cm.friction_t, cm.torsional_friction), cm.restitution};
-    pair_coeffs_[std::size_t(cm.a) * nm + std::size_t(cm.b)] = c;
-    pair_coeffs_[std::size_t(cm.b) * nm + std::size_t(cm.a)] = c;
-  }
+  pair_coeffs_ = material_pair_table(scene_);
 
   // soft bodies: Young's modulus and Poisson ratio mean the same small-strain stiffness for every
   // model (stable Neo-Hookean linearises to (mu, lambda - mu), so it gets lambda + mu)
@@ -268,8 +277,24 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     } catch (const std::invalid_argument& e) {
       throw InputError(ptr + "/mesh", e.what());
     }
+    double mass = 0.0;
+    for (double m : soft_.back().mass) mass += m;
+    if (!(mass >= kMinMass && mass <= kMaxMass))
+      throw InputError(ptr, "soft body '" + d.name + "' has a mass of " + number(mass) + " kg, outside the range [" +
+                                number(kMinMass) + ", " + number(kMaxMass) +
+                                "] kg that a double-precision contact solve can simulate");
     d.mesh = TetMesh{};  // the World's copy is the soft body's
   }
+  // bodies joined by a joint do not collide unless it says so (drop_jointed_contacts)
+  for (const JointDef& d : scene_.joints)
+    if (d.b >= 0 && !d.collide) jointed_pairs_.emplace_back(std::min(d.a, d.b), std::max(d.a, d.b));
+  std::sort(jointed_pairs_.begin(), jointed_pairs_.end());
+  if (scene_.sleep.enabled) sleep_.resize(int(nb));
+  still_ = model_.fixed;
+  // overlaps at load: refused, reported or pushed apart before the joints and attachments take
+  // the load-time poses (world_overlap.cpp)
+  settle_initial_overlaps();
+
   // rigid joints: anchor and axis from the world at load time into each body's frame (centre of
   // mass, principal axes), so that the joint holds at the load-time pose
   for (const JointDef& d : scene_.joints) {
@@ -293,11 +318,7 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     j.compliance = d.compliance;
     j.angular_compliance = d.angular_compliance >= 0.0 ? d.angular_compliance : d.compliance;
     joints_.push_back(j);  // drives: init_control, from the actuators
-    if (d.b >= 0 && !d.collide) jointed_pairs_.emplace_back(std::min(d.a, d.b), std::max(d.a, d.b));
   }
-  std::sort(jointed_pairs_.begin(), jointed_pairs_.end());
-  if (scene_.sleep.enabled) sleep_.resize(int(nb));
-  still_ = model_.fixed;
   for (const AttachDef& a : scene_.attachments)
     for (int v : a.vertices) {
       VertexAttachment va{a.soft, v, a.body, soft_[std::size_t(a.soft)].x[std::size_t(v)]};

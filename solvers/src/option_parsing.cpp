@@ -52,8 +52,10 @@ Vec3 direction(const nlohmann::json& v, const std::string& ptr) {
   if (!v.is_array() || v.size() != 3 || !v[0].is_number() || !v[1].is_number() || !v[2].is_number())
     throw InputError(ptr, "expected an array of 3 numbers");
   const Vec3 d(v[0].get<double>(), v[1].get<double>(), v[2].get<double>());
-  if (!(d.norm() > 0.0) || !d.allFinite()) throw InputError(ptr, "expected a non-zero direction");
-  return d.normalized();
+  // scaled by its largest component first, so that any finite magnitude normalises without overflow
+  const double m = d.cwiseAbs().maxCoeff();
+  if (!(m > 0.0) || !d.allFinite()) throw InputError(ptr, "expected a non-zero direction");
+  return (d / m).normalized();
 }
 
 void read_solver_object(const SolverInfo& info, const nlohmann::json& j, const std::string& pointer,

@@ -70,30 +70,50 @@ TEST(WorldLimits, InertiasNoMassDistributionHasAreRejected) {
 
 TEST(WorldLimits, NonFiniteStartsAreInputErrors) {
   std::string pointer;
-  // a position whose potential energy overflows
-  EXPECT_NE(load_error(cube_scene({{"position", {0, 0, 1e308}}}), &pointer).find("non-finite"), std::string::npos);
-  EXPECT_EQ(pointer, "/bodies/1");
-  // a 1e308 grid spacing: the third body lands at infinity; named by its generator
+  // the scene's numbers are capped at load (scenes/README.md "Limits"): a position whose potential
+  // energy would overflow is refused at its own pointer
+  EXPECT_NE(load_error(cube_scene({{"position", {0, 0, 1e308}}}), &pointer).find("the scene limit"), std::string::npos);
+  EXPECT_EQ(pointer, "/bodies/1/position");
+  // a 1e308 grid spacing: refused at the spacing
   json grid = cube_scene();
   grid["generators"] = {{{"type", "grid"}, {"prefix", "g"}, {"shape", "cube"}, {"count", {3, 1, 1}},
                          {"spacing", {1e308, 1, 1}}, {"origin", {0, 0, 2}}}};
   EXPECT_NE(load_error(grid, &pointer), "");
-  EXPECT_EQ(pointer, "/generators/0");
+  EXPECT_EQ(pointer, "/generators/0/spacing");
+  // a SceneDef built by a program passes no reader: the World checks what it starts from
+  const auto world_error = [&](const SceneDef& scene) {
+    try {
+      World w(scene);
+    } catch (const InputError& e) {
+      pointer = e.pointer();
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  SceneDef far = parse_scene(cube_scene(), ".");
+  far.bodies[1].position.z() = 1e308;
+  EXPECT_NE(world_error(far).find("beyond the scene limit"), std::string::npos);
+  EXPECT_EQ(pointer, "/bodies/1");
+  far.bodies[1].position.z() = INFINITY;
+  EXPECT_NE(world_error(far).find("non-finite"), std::string::npos);
+  EXPECT_EQ(pointer, "/bodies/1");
   // infinite derived mass: density times volume overflows
-  json dense = cube_scene();
-  dense["materials"] = {{"default", {{"density", 1e308}}}};
-  dense["shapes"]["cube"]["half_extents"] = {10, 10, 10};
-  EXPECT_NE(load_error(dense, &pointer).find("infinite mass"), std::string::npos);
+  SceneDef dense = parse_scene(cube_scene(), ".");
+  dense.materials[0].density = 1e308;
+  dense.shapes.shapes[std::size_t(dense.bodies[1].shape)].half_extents = {10, 10, 10};
+  dense.shapes.shapes[std::size_t(dense.bodies[1].shape)].hull = box_hull({10, 10, 10});
+  EXPECT_NE(world_error(dense).find("infinite mass"), std::string::npos);
   EXPECT_EQ(pointer, "/bodies/1");
 }
 
 TEST(WorldLimits, ANonFiniteOutputIsAnInvalidState) {
-  // gravity 1e300: the first step's velocity is finite, its kinetic energy is not
-  json s = cube_scene({{"position", {0, 0, 10}}});
-  s["gravity"] = {0, 0, -1e300};
+  // gravity 1e300 (beyond the scene limit, so set on the SceneDef): the first step's velocity is
+  // finite, its kinetic energy is not
+  SceneDef s = parse_scene(cube_scene({{"position", {0, 0, 10}}}), ".");
+  s.gravity = {0, 0, -1e300};
   WorldSettings settings;
   settings.max_speed = 1e308;
-  World w(parse_scene(s, "."), settings);
+  World w(s, settings);
   const StepResult r = w.step();
   EXPECT_EQ(r.status, StepResult::Status::InvalidState);
   EXPECT_NE(r.message.find("kinetic energy"), std::string::npos) << r.message;

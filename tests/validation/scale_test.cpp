@@ -107,6 +107,8 @@ TEST(ContactCaps, BoxesPiledAtOnePointStopTheRunNamingAPair) {
   const nlohmann::json s = {{"format", "coulomb-scene/1"},
                             {"time", {{"dt", 0.01}, {"steps", 2}}},
                             {"solver", {{"type", "pgs"}}},
+                            // overlapping by construction: kept, so that the step meets the cap
+                            {"collision", {{"initial_overlap", "warn"}}},
                             {"shapes", {{"cube", {{"type", "box"}, {"half_extents", {0.5, 0.5, 0.5}}}}}},
                             {"generators",
                              {{{"type", "random"}, {"prefix", "b"}, {"shape", "cube"}, {"count", 520},

@@ -6,6 +6,7 @@
 #include <BulletCollision/Gimpact/btGImpactShape.h>
 #include <BulletDynamics/ConstraintSolver/btFixedConstraint.h>
 #include <coulomb/error.h>
+#include <coulomb/world.h>
 
 #include <algorithm>
 #include <cmath>
@@ -46,22 +47,7 @@ btScalar combined_restitution(const btCollisionObject* a, const btCollisionObjec
 }  // namespace
 
 std::vector<coulomb::ContactCoefficients> pair_coefficients(const coulomb::SceneDef& scene) {
-  const std::size_t nm = scene.materials.size();
-  std::vector<coulomb::ContactCoefficients> table(nm * nm);
-  for (std::size_t a = 0; a < nm; ++a)
-    for (std::size_t b = 0; b < nm; ++b) {
-      const coulomb::MaterialDef& x = scene.materials[a];
-      const coulomb::MaterialDef& y = scene.materials[b];
-      table[a * nm + b].mu = Vec3(std::sqrt(x.friction_s * y.friction_s), std::sqrt(x.friction_t * y.friction_t),
-                                  std::sqrt(x.torsional_friction * y.torsional_friction));
-      table[a * nm + b].restitution = std::sqrt(x.restitution * y.restitution);
-    }
-  for (const coulomb::ContactMaterialDef& cm : scene.contact_materials) {
-    const coulomb::ContactCoefficients c{Vec3(cm.friction_s, cm.friction_t, cm.torsional_friction), cm.restitution};
-    table[std::size_t(cm.a) * nm + std::size_t(cm.b)] = c;
-    table[std::size_t(cm.b) * nm + std::size_t(cm.a)] = c;
-  }
-  return table;
+  return coulomb::material_pair_table(scene);
 }
 
 BulletWorld::BulletWorld(const coulomb::SceneDef& scene, const coulomb::RigidModel& model,

@@ -44,8 +44,8 @@ struct BulletSettings {
   int pool_size = 0;
 };
 
-// Coulomb's per-material-pair coefficients (nm x nm): the geometric mean of the two materials
-// unless `contact_materials` has an entry (SCENE_FORMAT.md; the same rule as World).
+// Coulomb's per-material-pair coefficients (nm x nm): coulomb::material_pair_table, the World's
+// own (the scene's combine rules unless `contact_materials` has an entry).
 std::vector<coulomb::ContactCoefficients> pair_coefficients(const coulomb::SceneDef& scene);
 
 class BulletWorld {

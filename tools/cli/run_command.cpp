@@ -118,6 +118,25 @@ nlohmann::json resumable_args(const RunArgs& a) {
   return j;
 }
 
+// the overlaps at load that collision.initial_overlap "warn" kept (the World also logs them as
+// warnings) or "resolve" pushed apart, the first ten of each; `pairs`: list the pairs too
+void print_initial_overlaps(const World& world, bool pairs) {
+  constexpr std::size_t kShown = 10;
+  const InitialOverlaps& o = world.initial_overlaps();
+  if (pairs) {
+    for (std::size_t k = 0; k < std::min(o.pairs.size(), kShown); ++k)
+      std::printf("  overlap at the start: '%s' and '%s' by %.3g m (tolerance %.3g m)%s\n", o.pairs[k].a.c_str(),
+                  o.pairs[k].b.c_str(), o.pairs[k].depth, o.tolerance, o.shifts.empty() ? ", kept" : "");
+    if (o.pairs.size() > kShown) std::printf("  and %zu more overlapping pairs\n", o.pairs.size() - kShown);
+  }
+  for (std::size_t k = 0; k < std::min(o.shifts.size(), kShown); ++k) {
+    const InitialOverlaps::Shift& m = o.shifts[k];
+    std::printf("  moved apart before step 1: '%s' by [%.4g, %.4g, %.4g] m\n", m.body.c_str(), m.shift.x(), m.shift.y(),
+                m.shift.z());
+  }
+  if (o.shifts.size() > kShown) std::printf("  and %zu more bodies moved\n", o.shifts.size() - kShown);
+}
+
 }  // namespace
 
 int run(const RunArgs& given) {
@@ -196,6 +215,7 @@ int run(const RunArgs& given) {
       const std::string scene_order = names_hash(listed);
       World world(std::move(scene), settings);
       const std::string body_order = names_hash(world.model().name);
+      if (!a.quiet) print_initial_overlaps(world, false);
 
       std::error_code ec;
       std::filesystem::create_directories(out, ec);
@@ -381,6 +401,7 @@ int validate(const RunArgs& a) {
     std::printf("%s: ok (%d bodies, %d soft bodies with %d vertices and %d tets, %zu shapes, solver %s, %d steps of %g s)\n",
                 a.scene.c_str(), world.body_count(), world.soft_body_count(), vertices, tets, shapes, solver.c_str(),
                 world.total_steps(), world.dt());
+    print_initial_overlaps(world, true);
     return 0;
   });
 }

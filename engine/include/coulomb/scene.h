@@ -21,6 +21,34 @@ enum class IntegratorType { Moreau, ImplicitEuler, SemiImplicit };
 enum class StabilizationType { None, Post, Baumgarte };
 const char* integrator_name(IntegratorType t);
 
+// Magnitude caps on a scene's numbers, by quantity kind (scenes/README.md "Limits"). A value
+// within its cap keeps everything the engine derives from it (norms, squares, m g h, m r^2,
+// k x, a contact's push-out) far from overflow, while every physical scene lies far inside.
+// The loader rejects a value beyond its cap with the value's JSON pointer.
+struct SceneLimits {
+  static constexpr double kLength = 1e9;        // coordinates, sizes, distances, anchors, thickness (unit: m)
+  static constexpr double kSpeed = 1e9;         // velocity components (unit: m/s), angular ones (unit: rad/s)
+  static constexpr double kAcceleration = 1e9;  // gravity components (unit: m/s^2)
+  static constexpr double kTime = 1e9;          // dt, durations, schedule times, Rayleigh damping (unit: s)
+  static constexpr double kDensity = 1e12;      // (unit: kg/m^3)
+  static constexpr double kStiffness = 1e15;    // Young's modulus (Pa), servo stiffness and damping (N/m, N s/m, per rad)
+  static constexpr double kForce = 1e15;        // actuator efforts and their bounds (unit: N, N m)
+  static constexpr double kCompliance = 1e9;    // joint and drive compliance (unit: m/N, rad/(N m))
+  static constexpr double kCoefficient = 1e6;   // friction coefficients, mesh scale factors (dimensionless)
+};
+
+// How two materials' coefficients combine into a pair's (collision.friction_combine,
+// collision.restitution_combine), unless a contact_materials entry gives the pair's value.
+enum class CombineRule : std::uint8_t { Average, Min, Max, Multiply, Geometric };
+const char* combine_rule_name(CombineRule r);
+double combine(CombineRule r, double a, double b);
+
+// What the World does with bodies that overlap at load by more than collision.overlap_tolerance
+// (collision.initial_overlap): refuse the scene (an InputError naming the pair and the depth),
+// run it as it is and report the overlaps (World::initial_overlaps), or translate the movable
+// bodies apart before step 1.
+enum class InitialOverlap : std::uint8_t { Error, Warn, Resolve };
+
 struct MaterialDef {
   std::string name;
   double density = 1000.0;            // (unit: kg/m^3)
@@ -131,6 +159,15 @@ struct SceneDef {
   bool self_contacts = false;       // soft bodies: VertexTriangle contacts within one body (collision.self_contacts)
   bool edge_edge = false;           // soft bodies: EdgeEdge contacts (collision.edge_edge)
   double thickness = 0.0;           // soft surfaces' collision thickness (collision.thickness) (unit: m)
+  // material pair rules (collision.friction_combine, collision.restitution_combine): friction
+  // (both tangents and torsion) by geometric mean, restitution by the larger, as Box2D and Jolt,
+  // so that a bouncy ball bounces on a ground of the default material
+  CombineRule friction_combine = CombineRule::Geometric;
+  CombineRule restitution_combine = CombineRule::Max;
+  InitialOverlap initial_overlap = InitialOverlap::Error;  // collision.initial_overlap
+  // deepest overlap at load that passes as resting contact (collision.overlap_tolerance); < 0:
+  // the envelope (unit: m)
+  double overlap_tolerance = -1.0;
   SleepSettings sleep;              // sleeping islands (`sleep`; off by default)
   std::vector<MaterialDef> materials;              // index 0 is "default" unless redefined
   std::vector<ContactMaterialDef> contact_materials;

@@ -26,6 +26,7 @@
 #include <coulomb/state.h>
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -85,6 +86,28 @@ struct BodyState {
   double mass = 0.0;
 };
 
+// Bodies that overlapped at load by more than collision.overlap_tolerance, and what the World
+// did about it (collision.initial_overlap; "error", the default, refuses the scene instead).
+// Bodies joined by a joint or an attach joint are not counted: they meet at the joint by design.
+struct InitialOverlaps {
+  struct Pair {
+    std::string a, b;    // the two bodies' names (rigid or soft)
+    double depth = 0.0;  // their deepest penetration at load (unit: m)
+  };
+  struct Shift {
+    std::string body;            // a body "resolve" moved
+    Vec3 shift = Vec3::Zero();   // the translation it got before step 1 (unit: m)
+  };
+  double tolerance = 0.0;    // the overlap that passed as resting contact (unit: m)
+  std::vector<Pair> pairs;   // deeper than the tolerance at load, deepest first
+  std::vector<Shift> shifts; // "resolve" only: in body order, rigid bodies then soft ones
+};
+
+// The material pair table (nm x nm; [a * nm + b]): the scene's contact_materials entry of the
+// pair, else the scene's combine rules (friction_combine, restitution_combine) over the two
+// materials.
+std::vector<ContactCoefficients> material_pair_table(const SceneDef& scene);
+
 struct WorldSettings {
   // a body whose centre of mass, or whose rim through its spin (|w| x bounding radius about the
   // centre of mass), moves faster than this invalidates the run (unit: m/s)
@@ -129,7 +152,9 @@ std::vector<int> scene_order_of(const SceneDef& scene);  // the identity: the sc
 class World {
  public:
   // Builds the model from a validated scene. Throws InputError if a body's mass properties
-  // cannot be computed (e.g. a plane on a moving body, a zero-volume shape without a mass).
+  // cannot be computed (e.g. a plane on a moving body, a zero-volume shape without a mass), or if
+  // bodies overlap at load by more than the scene's tolerance (collision.initial_overlap "error",
+  // the default; initial_overlaps()).
   explicit World(SceneDef scene, WorldSettings settings = {});
   ~World();
   World(World&&) noexcept;
@@ -250,6 +275,11 @@ class World {
   int sleeping_count() const;
   int wake(int id);
 
+  // Overlaps found at load deeper than collision.overlap_tolerance (collision.initial_overlap
+  // "warn" or "resolve"; empty when none). "error" throws an InputError from the constructor
+  // instead, naming the deepest pair, its depth and the body's pointer (world_overlap.cpp).
+  const InitialOverlaps& initial_overlaps() const { return initial_overlaps_; }
+
  private:
   // returns the broadphase pair count; `pairs`, when given, receives the candidate pairs
   int detect(std::vector<Contact>& out, std::vector<std::pair<int, int>>* pairs = nullptr, std::vector<double>* reach = nullptr);
@@ -277,6 +307,9 @@ class World {
   void check_sleep_state(const State& s) const;
   void restore_sleep(const State& s);
   StepResult check_state() const;
+  // the constructor's check of overlaps at load (world_overlap.cpp): report, refuse or resolve
+  void settle_initial_overlaps();
+  void in_arena(const std::function<void()>& f);  // runs f in the world's task arena (world.cpp)
   // the health check (world_health.cpp): findings into stats_.health; a Stop result if any
   StepResult check_health();
   StepResult check_step();       // check_state, then check_health
@@ -307,6 +340,7 @@ class World {
   RigidModel model_;
   RigidState state_;
   std::vector<ContactCoefficients> pair_coeffs_;  // (nm x nm) material pair table
+  InitialOverlaps initial_overlaps_;
   std::vector<double> bound_radius_;              // (nb) bounding sphere about the com (unit: m)
   std::vector<double> shape_radius_;              // (nb) bounding sphere about the shape frame's origin (unit: m)
 
