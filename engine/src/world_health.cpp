@@ -5,6 +5,8 @@
 #include <coulomb/soft_body.h>
 #include <coulomb/world.h>
 
+#include <Eigen/SVD>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -126,15 +128,29 @@ StepResult World::check_health() {
     }
   }
 
-  // elements: the smallest volume ratio of each soft body
+  // elements: the smallest volume ratio of each soft body, and the largest rotation of a
+  // linear-model one (of F's polar factor R = U V^T: cos angle = (tr R - 1) / 2)
   for (const SoftBody& b : soft_) {
-    double worst = std::numeric_limits<double>::infinity();
+    double worst = std::numeric_limits<double>::infinity(), angle = 0.0;
+    const bool linear = b.model == MaterialModel::Linear;
     for (std::size_t t = 0; t < b.mesh.tets.size(); ++t) {
       const auto& tet = b.mesh.tets[t];
       const Vec3 x0 = b.x[std::size_t(tet[0])];
       const double v = (b.x[std::size_t(tet[1])] - x0).cross(b.x[std::size_t(tet[2])] - x0).dot(b.x[std::size_t(tet[3])] - x0) / 6.0;
       worst = std::min(worst, v / b.rest_volume[t]);
+      if (!linear) continue;
+      Mat3 Ds;
+      for (int c = 0; c < 3; ++c) Ds.col(c) = b.x[std::size_t(tet[std::size_t(c + 1)])] - x0;
+      const Eigen::JacobiSVD<Mat3> svd(Ds * b.Dm_inv[t], Eigen::ComputeFullU | Eigen::ComputeFullV);
+      const Mat3 R = svd.matrixU() * svd.matrixV().transpose();
+      if (R.determinant() <= 0.0) continue;  // an inverted element: found above
+      angle = std::max(angle, std::acos(std::clamp(0.5 * (R.trace() - 1.0), -1.0, 1.0)));
     }
+    if (linear && angle > lim.linear_rotation)
+      add("rotation", b.name, angle, lim.linear_rotation,
+          "soft body '" + b.name + "' (linear model) has an element turned by " + number(angle) + " rad (the limit is " +
+              number(lim.linear_rotation) + " rad): linear strain reads a finite rotation as strain, so the result is "
+              "not valid; use the corotational or neo-hookean model");
     if (worst <= 0.0)
       add("inverted", b.name, worst, 0.0, "soft body '" + b.name + "' has an inverted tetrahedron (V/V0 = " + number(worst) + ")");
     else if (worst < lim.collapse_ratio)

@@ -284,6 +284,22 @@ void bind_world(py::module_& m) {
                     "(n, 3) angular velocities, world frame (rad/s)")
       .def("soft_vertices", &soft_vertices, py::arg("name"),
            "(n, 3) vertex positions of the soft body `name` (m), a copy. KeyError if there is none.")
+      .def_property_readonly(
+          "initial_overlaps",
+          [](PyWorld& pw) {
+            const InitialOverlaps& o = pw.get().initial_overlaps();
+            py::list pairs, shifts;
+            for (const InitialOverlaps::Pair& p : o.pairs) pairs.append(py::make_tuple(p.a, p.b, p.depth));
+            for (const InitialOverlaps::Shift& m : o.shifts)
+              shifts.append(py::make_tuple(m.body, py::make_tuple(m.shift.x(), m.shift.y(), m.shift.z())));
+            py::dict d;
+            d["tolerance"] = o.tolerance;
+            d["pairs"] = pairs;
+            d["shifts"] = shifts;
+            return d;
+          },
+          "The overlaps found at load (scene collision.initial_overlap): {'tolerance': m, 'pairs': [(a, b, depth)], "
+          "'shifts': [(body, (dx, dy, dz))]}, pairs deeper than the tolerance (warn or resolve), shifts made by resolve.")
       .def_property_readonly("body_names",
                              [](PyWorld& pw) {
                                py::list out;

@@ -262,3 +262,33 @@ def test_fclib_solve_matches_the_cli(coulomb_exe):
     assert (line["iterations"], line["merit"], line["fclib_merit"]) == (r["iterations"], r["merit"], r["fclib_merit"])
     with pytest.raises(coulomb.SceneError, match="unknown solver"):
         coulomb.fclib_solve(path, "nope")
+
+
+def test_health_findings_and_initial_overlaps():
+    # the box starts 5 cm into the ground: refused by default, moved out by "resolve"
+    scene = box_on_plane(v0=0.0, steps=5)
+    scene["bodies"][1]["position"] = [0, 0, 0.05]
+    with pytest.raises(coulomb.SceneError):
+        coulomb.World(scene)
+    scene["collision"] = {"initial_overlap": "resolve"}
+    w = coulomb.World(scene)
+    o = w.initial_overlaps
+    assert [(a, b) for a, b, _ in o["pairs"]] == [("ground", "box")] or [(a, b) for a, b, _ in o["pairs"]] == [("box", "ground")]
+    assert o["pairs"][0][2] == pytest.approx(0.05, abs=1e-6)
+    assert o["shifts"][0][0] == "box" and o["shifts"][0][1][2] > 0.04
+    stats = w.run()
+    assert stats["health"] == [[]] * 5  # a list of each step's findings: none
+    # a box moved under the ground: a below_plane finding; warn goes on, stop raises
+    for health in ("warn", "stop"):
+        w = coulomb.World(box_on_plane(v0=0.0, steps=5), health=health)
+        p = w.positions
+        p[w.body_names.index("box"), 2] = -1.0
+        w.positions = p
+        if health == "warn":
+            s = w.step()
+            assert [f["check"] for f in s["health"]] == ["below_plane"] and not s["converged"]
+        else:
+            with pytest.raises(coulomb.SimulationError, match="behind the fixed plane 'ground'"):
+                w.step()
+    with pytest.raises(coulomb.SceneError, match="health"):
+        coulomb.World(box_on_plane(), health="maybe")

@@ -6,6 +6,9 @@
 //    work, by more than `energy_gain` of the run's energy scale (below);
 //  - inverted / collapsed: a soft body's tetrahedron has a volume ratio V/V0 <= 0, or below
 //    `collapse_ratio`;
+//  - rotation: a soft body of the linear model has an element turned by more than
+//    `linear_rotation`: linear strain reads a finite rotation as strain (det(I + W) = 1 + |w|^2
+//    grows the volume at no energy), so the model no longer describes the body;
 //  - joint: a joint is torn: its anchors apart by more than `joint_tear` of the larger body's
 //    bounding radius, or its axes by more than `joint_tear_angle`;
 //  - below_plane / inside_shape: a moving body's centre of mass (a soft body's centroid) lies
@@ -36,6 +39,7 @@ struct HealthLimits {
   HealthAction action = HealthAction::Stop;
   double energy_gain = 0.1;        // of the energy scale
   double collapse_ratio = 0.01;    // smallest tetrahedron volume ratio V/V0 that is not collapsed
+  double linear_rotation = 0.3;    // largest element rotation of a linear-model soft body (unit: rad)
   double joint_tear = 1.0;         // anchors' distance, over the larger body's bounding radius
   double joint_tear_angle = 0.5;   // (unit: rad)
   double depth = 0.05;             // centre of mass inside a fixed shape, over the bounding radius
@@ -43,7 +47,7 @@ struct HealthLimits {
 
 // One finding of a step's health check.
 struct HealthFinding {
-  std::string check;    // energy, inverted, collapsed, joint, below_plane, inside_shape
+  std::string check;    // energy, inverted, collapsed, rotation, joint, below_plane, inside_shape
   std::string subject;  // the body, soft body or joint it concerns ("" for the energy)
   double value = 0.0;   // what was seen (J, V/V0, m or rad, m)
   double limit = 0.0;   // the limit it broke, in the same unit
