@@ -75,7 +75,7 @@ bool World::external_work() const {
 }
 
 void World::health_scales() {
-  if (soft_radius_.size() == soft_.size() && health_scaled_) return;
+  if (health_scaled_) return;
   const double g = scene_.gravity.norm();
   gravity_scale_ = 0.0;
   for (int i = 0; i < model_.size(); ++i)
