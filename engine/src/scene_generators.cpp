@@ -1,6 +1,8 @@
 // Placement of generated bodies (see scene_generators.h).
 #include "scene_generators.h"
 
+#include "scene_reader.h"
+
 #include <coulomb/error.h>
 
 #include <cmath>
@@ -26,12 +28,6 @@ Quat random_rotation(std::mt19937_64& rng) {
   double a = std::sqrt(1.0 - u1), b = std::sqrt(u1);
   double t2 = 2.0 * std::numbers::pi * u2, t3 = 2.0 * std::numbers::pi * u3;
   return Quat(b * std::cos(t3), a * std::sin(t2), a * std::cos(t2), b * std::sin(t3));
-}
-
-std::string show(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", x);
-  return buf;
 }
 
 }  // namespace

@@ -100,6 +100,24 @@ std::string name_hint(std::string_view name, const std::vector<std::string>& kno
   return " (known " + std::string(what) + ": " + join(known) + ")";
 }
 
+int lookup(const std::string& name, const std::vector<std::string>& names, const std::string& pointer,
+           std::string_view what, std::string_view what_plural) {
+  auto it = std::find(names.begin(), names.end(), name);
+  if (it != names.end()) return int(it - names.begin());
+  throw InputError(pointer, "unknown " + std::string(what) + " '" + name + "'" + name_hint(name, names, what_plural));
+}
+
+std::string non_empty(const std::string& s, const std::string& pointer) {
+  if (s.empty()) throw InputError(pointer, "expected a non-empty name");
+  return s;
+}
+
+std::string show(double x, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+  return buf;
+}
+
 // ---- Range ----
 
 Range Range::capped(double cap, const char* what) const {

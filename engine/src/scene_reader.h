@@ -37,6 +37,13 @@ std::string closest_name(std::string_view name, const std::vector<std::string>& 
 // " (did you mean 'x'?)" when a close name exists, else " (known WHAT: a, b, c)", or
 // " (no WHAT defined)" when `known` is empty. WHAT is a plural noun such as "keys", "shapes".
 std::string name_hint(std::string_view name, const std::vector<std::string>& known, std::string_view what);
+// index of `name` in `names`, else an InputError at `pointer` with name_hint's hint
+int lookup(const std::string& name, const std::vector<std::string>& names, const std::string& pointer,
+           std::string_view what, std::string_view what_plural);
+// `s`, or an InputError at `pointer` if it is empty
+std::string non_empty(const std::string& s, const std::string& pointer);
+// a number as people write it in messages (%g with `digits` significant digits): 0.01, 1e-06
+std::string show(double x, int digits = 6);
 
 // An interval for number checks; describe() goes into error messages ("> 0", "in [0, 1]",
 // "in [-1e9, 1e9] (m, the scene limit)", "> 0, at most 1e9 (m, the scene limit)").

@@ -1,9 +1,11 @@
-// The soft-body and joint sections of a scene (SCENE_FORMAT.md "Soft bodies", "Joints").
+// The sections of a scene read outside scene_loader.cpp: shapes (scene_shapes.cpp), soft bodies
+// and joints (scene_soft.cpp), actuators (scene_actuators.cpp).
 #pragma once
 #include <coulomb/scene.h>
 
 #include "scene_reader.h"
 
+#include <filesystem>
 #include <string>
 #include <unordered_map>
 
@@ -12,6 +14,9 @@ namespace coulomb::detail {
 // body name -> JSON pointer of its definition (names are unique across all kinds of bodies)
 using NameTable = std::unordered_map<std::string, std::string>;
 
+// Reads `shapes`, numbered in key order before any is read so that compounds may refer to any
+// of them; files resolve against `base_dir`.
+void parse_shapes(ObjectReader& top, SceneDef& scene, const std::filesystem::path& base_dir);
 // Reads `soft_bodies`: meshes each body (TetGen, .node/.ele, box or sphere), places it, checks
 // it and resolves its `pinned` selection. Needs materials and the name table of rigid bodies.
 void parse_soft_bodies(ObjectReader& top, SceneDef& scene, NameTable& names);

@@ -10,6 +10,8 @@
 #include <coulomb/mass_properties.h>
 #include <coulomb/memory.h>
 #include <coulomb/world.h>
+
+#include "scene_reader.h"
 #include <coulomb/assert.h>
 
 #include <tbb/task_arena.h>
@@ -67,11 +69,7 @@ void principal_frame(const MassProperties& mp, Pose& body_in_shape, Vec3& moment
 constexpr double kMinMass = 1e-15, kMaxMass = 1e15;  // (unit: kg)
 constexpr double kMaxInertiaRatio = 1e4;
 
-std::string number(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", x);
-  return buf;
-}
+std::string number(double x) { return detail::show(x); }
 
 void check_simulable_mass(const SceneDef& scene, const BodyDef& d, const std::string& where, double mass,
                           const Vec3& moments, const Pose& body_in_shape) {

@@ -5,6 +5,8 @@
 #include <coulomb/soft_body.h>
 #include <coulomb/world.h>
 
+#include "scene_reader.h"
+
 #include <Eigen/SVD>
 
 #include <algorithm>
@@ -17,11 +19,7 @@ namespace coulomb {
 
 namespace {
 
-std::string number(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", x);
-  return buf;
-}
+std::string number(double x) { return detail::show(x, 4); }
 
 double rest_radius(const SoftBody& b) {
   Vec3 c = Vec3::Zero();

@@ -2,8 +2,8 @@
 // rigid and soft contact at q^0 and finds the pairs that overlap by more than
 // collision.overlap_tolerance. Velocity-level solvers leave an overlap where it is (no push-out
 // without stabilisation: a door 0.5 m in the ground keeps its 0.5 m for the whole run) and
-// position-level ones remove it within the first step, flinging the body off (a soft cube of
-// 8 kg 2 cm into a ramp leaves with 22 J), so neither simulates what the user meant. Such a pair is refused ("error", the default),
+// position-level ones remove it within the first step, flinging the body off, so neither
+// simulates what the user meant. Such a pair is refused ("error", the default),
 // reported and kept ("warn"), or pushed apart before step 1 ("resolve").
 //
 // "resolve" translates the movable bodies, never rotates them: a position projection over the
@@ -23,6 +23,8 @@
 #include <coulomb/log.h>
 #include <coulomb/world.h>
 
+#include "scene_reader.h"
+
 
 #include <algorithm>
 #include <cmath>
@@ -38,11 +40,7 @@ namespace {
 constexpr int kSweeps = 200;
 constexpr int kRounds = 20;
 
-std::string metres(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g m", x);
-  return buf;
-}
+std::string metres(double x) { return detail::show(x, 3) + " m"; }
 
 // one row of the projection: bodies by unit index (rigid ids, then soft bodies after them)
 struct Row {

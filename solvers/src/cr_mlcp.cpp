@@ -139,7 +139,7 @@ void CrMlcp::linearise(const Vec* vstar) {
           // band's middle, eps_2 / 2, leaves room for the solve's error on both sides. A gap in
           // the band's lower half stays where it is and one penetrating by d moves to min(d,
           // middle) above 0: lifting a resting gap to the middle would throw the body up at
-          // eps_2 / (2 h), 5 m/s at h = 1e-6 s. A gap above the middle moves down to it.
+          // eps_2 / (2 h). A gap above the middle moves down to it.
           row.want = row.value < 0.0 ? std::min(target_, -row.value) : row.value < target_ ? row.value : target_;
           row.c = vstar ? Jv_star + (row.want - row.value) / h_ : (row.want - row.value) / h_ - Jv_fixed;
           break;

@@ -159,7 +159,7 @@ lacks log-level-default-quiet "loaded scene"
 check log-level-help 0 "$exe" --help
 contains log-level-help-option "--log-level"
 
-# issue 48: overlaps at load are refused naming the pair and the depth, or pushed apart on request
+# overlaps at load are refused naming the pair and the depth, or pushed apart on request
 check door-in-ground 2 "$exe" validate "$src/scenes/door.json" --set '/bodies/2/position=[0.5, 0, 0.5]'
 contains door-in-ground-pair "/bodies/2: bodies 'floor' and 'door' overlap by 0.5 m at the start"
 check door-in-ground-resolve 0 "$exe" validate "$src/scenes/door.json" --set '/bodies/2/position=[0.5, 0, 0.5]' \
@@ -168,7 +168,7 @@ contains door-in-ground-moved "moved apart before step 1: 'door' by [0, 0, 0.5] 
 check door-in-ground-warn 0 "$exe" validate "$src/scenes/door.json" --set '/bodies/2/position=[0.5, 0, 0.5]' \
   --set /collision/initial_overlap=warn
 contains door-in-ground-kept "overlap at the start: 'floor' and 'door' by 0.5 m (tolerance 0.01 m), kept"
-# issue 48: a finite but huge value is refused at load with its pointer
+# a finite but huge value is refused at load with its pointer
 check huge-anchor 2 "$exe" validate "$src/scenes/door.json" --set '/joints/0/anchor=[0, 0, 1e308]'
 contains huge-anchor-pointer "/joints/0/anchor: expected an array of 3 numbers, each in [-1e9, 1e9]"
 # every bundled scene validates: none starts with an overlap deeper than its tolerance

@@ -357,14 +357,12 @@ TEST(MeshContact, BoxOverASharpEdgeAtAFewDegreesKeepsItsContact) {
 // side of the lower one's +x arm, turned about z, shifted, overhanging the arm's sides; the sides
 // of the upper arm that face into the lower arm lie behind the lower arm's side planes, above
 // them. Where the separating-axis test of such a pair of side triangles found them apart along
-// an axis that is not kept, the face normal that replaced it measured the upper side's whole
-// reach behind the lower side's plane (the jacks scene's resting pile had such points 4 cm
-// deep). A replaced normal keeps the test's depth.
+// an axis that is not kept, the face normal that replaces it would measure the upper side's
+// whole reach behind the lower side's plane; a replaced normal keeps the test's depth.
 // - overlapping by delta (1 to 2 mm) without tilts: no point is deeper than delta, and the
 //   deepest is the cap on the side, along z (a side of one arm inside the other's by less than
 //   delta is a contact that deep along the side's normal: the arms overlap that little
-//   sideways); without the cap, 6 of these poses get a point up to 4.6 cm deep along a side's
-//   normal;
+//   sideways);
 // - 2 to 3 mm apart, each tilted by up to 5 mrad (the caps' corners lower by at most 1.4 mm):
 //   no point overlaps.
 TEST(MeshContact, StackedJacksGetNoPointDeeperThanTheirOverlap) {
@@ -430,8 +428,8 @@ TEST(MeshContact, WideEnvelopeKeepsTheDeepestContactOfTwoJacks) {
 // a 5 cm envelope (hundreds of triangle pairs, the cap full, most tests stopped early) the
 // deepest point of two jacks at random turns is as deep as with a 1 mm envelope (a few
 // pairs, no cap): the cap never loses the deepest pair, and the wider envelope finds no deeper
-// point either (a replaced face normal keeps its separating-axis depth: without that, a face's
-// clipping reached other points of the same faces, 2 um deeper in some trials and 8.7 cm in one).
+// point either (a replaced face normal keeps its separating-axis depth, so a face's clipping
+// cannot reach deeper points of the same faces).
 TEST(MeshContact, WideEnvelopeKeepsTheDeepestContactAtRandomTurns) {
   ShapeLibrary lib;
   const int jack = lib.add(mesh_shape(jack_surface(0.1, 2)));

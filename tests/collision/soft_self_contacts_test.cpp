@@ -125,10 +125,10 @@ TEST(SoftSelfContact, FlatBoxTopVerticesTouchItsBottom) {
 
 // A 1 m x 0.2 m x 0.2 m bar of 10 x 2 x 2 cells (a soft box's surface) moved as a whole, at
 // 5 m/s over a 10 ms step (reach 5 cm, self reach 0: its own features do not close on each
-// other). Each edge of a convex body lies behind the surface at every other edge, so the side
-// test of two bodies' edges made the face diagonals beside each long edge (5.8 cm apart) 5.8 cm
-// deep contacts, and the body's whole reach (twice) made every vertex and edge within 11 cm of a
-// non-adjacent one a contact: none now. With an envelope of 8 cm, wider than those rest
+// other). Each edge of a convex body lies behind the surface at every other edge, so self
+// edge-edge pairs are unsigned (the side test of two bodies would read the face diagonals beside
+// each long edge, 5.8 cm apart, as 5.8 cm deep contacts), and the self reach is the deformation's
+// only (the body's whole reach would take every vertex and edge within 11 cm). With an envelope of 8 cm, wider than those rest
 // distances (5.8 cm for those edges, 7.1 cm from a vertex to the triangles across a long edge),
 // the rest shape says they are neighbours: none with rest positions, and without them only
 // separated (unsigned) ones.

@@ -1,4 +1,4 @@
-// Huge values (issue 48): a finite number past what the engine can derive quantities from (a
+// Huge values: a finite number past what the engine can derive quantities from (a
 // hinge anchor or a soft thickness of 1e308, a length of 1e200 whose square overflows) is an
 // InputError at load naming the value's JSON pointer (exit 2, so `coulomb validate` catches it),
 // or the scene runs cleanly; it never becomes a NaN at step 1 (scenes/README.md "Limits").

@@ -1,4 +1,4 @@
-// The step's health check (coulomb/health.h, issue 48): each finding on a state that shows it,
+// The step's health check (coulomb/health.h): each finding on a state that shows it,
 // what each HealthAction does with it, and that sound runs have none.
 #include <coulomb/world.h>
 #include <gtest/gtest.h>

@@ -15,6 +15,24 @@ using namespace coulomb;
 
 namespace {
 
+// Steps `w` and returns the height of the lowest point of its body "ball" (radius r) at the top
+// of its first rebound, 0 if it never moves up; stops past the apex unless `whole_run`.
+double first_rebound(World& w, double r, bool whole_run, bool& bounced) {
+  const int ball = w.find_body("ball");
+  bounced = false;
+  double top = 0.0;
+  while (w.step_count() < w.total_steps()) {
+    EXPECT_TRUE(w.step().ok());
+    const BodyState b = w.body(ball);
+    if (!bounced && b.velocity.z() > 0.0) bounced = true;
+    if (bounced) {
+      top = std::max(top, b.position.z() - r);
+      if (b.velocity.z() < 0.0 && !whole_run) break;  // past the apex
+    }
+  }
+  return top;
+}
+
 // Height of the lowest point of the sphere at the top of its first rebound: 0 if it never moves
 // up again (e = 0 may leave it at rest with no upward velocity at all, or with one of rounding's
 // size: either is no bounce). `rest`, if given, receives that height at the end of the run.
@@ -30,22 +48,12 @@ double first_rebound_height(double e, double H, const std::string& integrator, d
       {"shapes", {{"floor", {{"type", "plane"}, {"normal", {0, 0, 1}}, {"offset", 0}}}, {"ball", {{"type", "sphere"}, {"radius", r}}}}},
       {"bodies", {{{"name", "floor"}, {"shape", "floor"}, {"fixed", true}}, {{"name", "ball"}, {"shape", "ball"}, {"position", {0, 0, H + r}}}}}};
   World w(parse_scene(scene, "."));
-  const int ball = w.find_body("ball");
   bool bounced = false;
-  double top = 0.0;
-  while (w.step_count() < w.total_steps()) {
-    EXPECT_TRUE(w.step().ok());
-    const BodyState b = w.body(ball);
-    if (!bounced && b.velocity.z() > 0.0) bounced = true;
-    if (bounced) {
-      top = std::max(top, b.position.z() - r);
-      if (b.velocity.z() < 0.0 && !rest) break;  // past the apex
-    }
-  }
+  const double top = first_rebound(w, r, rest != nullptr, bounced);
   if (e > 0.0) {
     EXPECT_TRUE(bounced);
   }
-  if (rest) *rest = w.body(ball).position.z() - r;
+  if (rest) *rest = w.body(w.find_body("ball")).position.z() - r;
   return top;
 }
 
@@ -90,19 +98,8 @@ double rebound_on_ground(double e_ball, double e_ground, const std::string& rule
                   {{"name", "ball"}, {"shape", "ball"}, {"material", "bouncy"}, {"position", {0, 0, H + r}}}}}};
   if (!rule.empty()) scene["collision"] = {{"restitution_combine", rule}};
   World w(parse_scene(scene, "."));
-  const int ball = w.find_body("ball");
   bool bounced = false;
-  double top = 0.0;
-  while (w.step_count() < w.total_steps()) {
-    EXPECT_TRUE(w.step().ok());
-    const BodyState b = w.body(ball);
-    if (!bounced && b.velocity.z() > 0.0) bounced = true;
-    if (bounced) {
-      top = std::max(top, b.position.z() - r);
-      if (b.velocity.z() < 0.0) break;  // past the apex
-    }
-  }
-  return top;
+  return first_rebound(w, r, false, bounced);
 }
 
 TEST(RestitutionCombine, ABouncyBallBouncesOnDefaultGroundToESquaredH) {
