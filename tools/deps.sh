@@ -3,6 +3,8 @@
 COULOMB_PACKAGES=(cmake g++ make ninja-build pkg-config libeigen3-dev libccd-dev libbullet-dev libtet1.5-dev
   libspdlog-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   libfclib-dev libtbb-dev libtinyobjloader-dev libboost-dev
+  # meshes (STL, PLY, glTF, COLLADA, OBJ) through Assimp; URDF and MJCF import (import/README.md)
+  libassimp-dev liburdfdom-dev libtinyxml2-dev
   # the Python module and `coulomb sweep` (python/README.md), for Debian's /usr/bin/python3
   python3 python3-dev python3-pybind11 python3-numpy python3-pytest python3-distributed python3-matplotlib
   # cpack -G DEB (dpkg-shlibdeps, file) (tools/package/README.md)
