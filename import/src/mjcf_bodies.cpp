@@ -297,6 +297,10 @@ int Importer::joints(Model& m, const XMLElement* body_e, const std::vector<const
 
 void Importer::inertial(Model& m, const XMLElement* e, const Place& place) {
   unsupported_.check(e, "inertial");
+  if (m.compiler.inertiafromgeom == Compiler::kTrue) {
+    unsupported_.note(e, "inertial/ignored", "inertial elements are not read: compiler inertiafromgeom=\"true\" takes mass from the geoms");
+    return;
+  }
   const Pose local = m.frame(e, "inertial", -1);
   const double mass = m.number(e, "inertial", "mass", -1, -1.0);
   if (!(mass >= 0.0)) docs_.fail(e, "attribute 'mass' (>= 0) is required");

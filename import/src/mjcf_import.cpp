@@ -47,9 +47,9 @@ ImportResult Importer::run() {
       if (read.count(tag)) continue;
       std::string why = "is not imported";
       if (tag == "sensor" || tag == "keyframe" || tag == "tendon" || tag == "custom" || tag == "extension" || tag == "deformable")
-        why = "(" + tag + ") is not imported: the scene format has no " + tag + "s";
+        why = "is not imported (the scene format has no counterpart)";
       else if (tag == "visual" || tag == "statistic" || tag == "size")
-        why = "(" + tag + ") is not imported: it sets MuJoCo's viewer or memory, not the mechanics";
+        why = "is not imported (it sets MuJoCo's viewer or memory, not the mechanics)";
       unsupported_.note(s, "section/" + tag, "section <" + tag + "> " + why);
     }
   };

@@ -10,12 +10,15 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <numbers>
 #include <string>
 
 namespace coulomb::mjcf_test {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
+
+inline constexpr double kPi = std::numbers::pi;
 
 // A folder of model files for one test, removed with it.
 class ModelFolder {
