@@ -24,6 +24,7 @@
 #include <fstream>
 #include <iomanip>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 #include <system_error>
 
@@ -94,14 +95,21 @@ std::size_t check_obj_vertex_lines(const fs::path& file, const std::string& show
   return vertices;
 }
 
-// What the post-processing steps index without checking: Assimp's aiProcess_ValidateDataStructure
-// checks it too, but rejects a mesh without faces, which an OBJ point cloud is (the hull of its
-// points is a fine `convex` shape).
-void check_indices(const aiScene& scene, const std::string& shown, const std::string& pointer) {
+// The imported meshes before post-processing. The indices it follows without checking must be in
+// range (Assimp's aiProcess_ValidateDataStructure checks them too, but rejects a mesh without
+// faces, which an OBJ point cloud is, and the hull of its points is a fine `convex` shape). The
+// coordinates must be finite: joining identical vertices merges a NaN corner into another one.
+void check_imported(const aiScene& scene, const std::string& shown, const std::string& pointer) {
   for (unsigned k = 0; k < scene.mNumMeshes; ++k) {
     const aiMesh* mesh = scene.mMeshes ? scene.mMeshes[k] : nullptr;
     if (!mesh || (mesh->mNumVertices > 0 && !mesh->mVertices) || (mesh->mNumFaces > 0 && !mesh->mFaces))
       throw InputError(pointer, shown + ": Assimp gave an incomplete mesh");
+    for (unsigned i = 0; i < mesh->mNumVertices; ++i) {
+      const aiVector3D& p = mesh->mVertices[i];
+      if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z))
+        throw InputError(pointer, shown + ": vertex " + std::to_string(i + 1) + " of mesh " + std::to_string(k + 1) +
+                                      " is not finite " + show(p));
+    }
     for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
       const aiFace& face = mesh->mFaces[f];
       if (face.mNumIndices > 0 && !face.mIndices) throw InputError(pointer, shown + ": Assimp gave an incomplete face");
@@ -111,6 +119,12 @@ void check_indices(const aiScene& scene, const std::string& shown, const std::st
                                         " but its mesh has " + std::to_string(mesh->mNumVertices) + " vertices");
     }
   }
+}
+
+std::string show(const aiVector3D& p) {
+  std::ostringstream out;
+  out << std::setprecision(9) << '(' << p.x << ", " << p.y << ", " << p.z << ')';
+  return out.str();
 }
 
 Eigen::Matrix4d to_eigen(const aiMatrix4x4& m) {
@@ -151,8 +165,7 @@ class Merger {
       const Vec3 x = (m * Eigen::Vector4d(double(p.x), double(p.y), double(p.z), 1.0)).head<3>();
       if (!x.allFinite())
         throw InputError(pointer_, shown_ + ": vertex " + std::to_string(out_.vertices.size() + 1) +
-                                       " is not finite (" + std::to_string(p.x) + ", " + std::to_string(p.y) +
-                                       ", " + std::to_string(p.z) + ")");
+                                       " is not finite " + show(p) + " after its node transforms");
       const auto [it, added] = index_.try_emplace({x.x(), x.y(), x.z()}, int(out_.vertices.size()));
       if (added) out_.vertices.push_back(x);
       local[i] = it->second;
@@ -212,11 +225,13 @@ TriangleMesh read_mesh(const fs::path& file, const std::string& pointer) {
   try {
     scene = importer.ReadFile(file.string(), 0);
     if (scene && scene->mRootNode) {
-      check_indices(*scene, shown, pointer);
+      check_imported(*scene, shown, pointer);
       scene = importer.ApplyPostProcessing(aiProcess_RemoveComponent | aiProcess_JoinIdenticalVertices |
                                            aiProcess_Triangulate);
     }
-  } catch (const std::exception& e) {
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {  // Assimp catches its own; anything else that escapes
     throw InputError(pointer, "cannot read mesh file " + shown + ": " + e.what());
   }
   if (!scene || !scene->mRootNode) {

@@ -60,9 +60,10 @@ inline std::string binary_stl(int triangles = 12) {
   std::string s(80, ' ');
   s.replace(0, 11, "binary cube");  // a binary header must not start with "solid"
   append(s, std::uint32_t(triangles));
+  const std::vector<std::array<int, 3>> cube = cube_triangles();
   for (int k = 0; k < triangles; ++k) {
     for (int i = 0; i < 3; ++i) append(s, 0.0f);  // the normal, unused
-    for (int i : cube_triangles()[std::size_t(k)])
+    for (int i : cube[std::size_t(k)])
       for (int a = 0; a < 3; ++a) append(s, float(cube_corners()[std::size_t(i)][a]));
     append(s, std::uint16_t(0));
   }

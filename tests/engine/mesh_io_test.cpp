@@ -142,6 +142,9 @@ TEST(MeshFileErrors, MissingFolderAndSpecialFilesNameTheFile) {
   EXPECT_NE(error_reading(dir.path() / "none.stl").message().find("file not found"), std::string::npos);
   EXPECT_NE(error_reading(dir.path()).message().find("is a folder"), std::string::npos);
   EXPECT_NE(error_reading("/dev/zero").message().find("not a regular file"), std::string::npos);
+  // a file a mesh refers to obeys the same rules: a glTF buffer that is /dev/zero is not read
+  const InputError e = error_reading(dir.write("zero.gltf", gltf_json(R"("scale": [1, 1, 1])", "/dev/zero")));
+  EXPECT_NE(e.message().find("cannot read mesh file"), std::string::npos) << e.what();
 }
 
 TEST(MeshFileErrors, FileOverTheSizeLimit) {

@@ -104,7 +104,7 @@ TEST(SceneMeshes, MistakesAtTheirPointers) {
   dir.write("cube.stl", binary_stl());
   const json mesh = {{"type", "mesh"}, {"file", "cube.stl"}};
   expect_error(with(with(minimal_scene(), "/shapes/m", mesh), "/shapes/m/convex", "yes"), "/shapes/m/convex",
-               "expected a boolean", dir.path());
+               "expected true or false", dir.path());
   json both = mesh;
   both["convex"] = true;
   both["kdop"] = 26;
