@@ -95,6 +95,12 @@ std::size_t check_obj_vertex_lines(const fs::path& file, const std::string& show
   return vertices;
 }
 
+std::string show(const aiVector3D& p) {
+  std::ostringstream out;
+  out << std::setprecision(9) << '(' << p.x << ", " << p.y << ", " << p.z << ')';
+  return out.str();
+}
+
 // The imported meshes before post-processing. The indices it follows without checking must be in
 // range (Assimp's aiProcess_ValidateDataStructure checks them too, but rejects a mesh without
 // faces, which an OBJ point cloud is, and the hull of its points is a fine `convex` shape). The
@@ -119,12 +125,6 @@ void check_imported(const aiScene& scene, const std::string& shown, const std::s
                                         " but its mesh has " + std::to_string(mesh->mNumVertices) + " vertices");
     }
   }
-}
-
-std::string show(const aiVector3D& p) {
-  std::ostringstream out;
-  out << std::setprecision(9) << '(' << p.x << ", " << p.y << ", " << p.z << ')';
-  return out.str();
 }
 
 Eigen::Matrix4d to_eigen(const aiMatrix4x4& m) {
