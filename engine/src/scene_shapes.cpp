@@ -51,7 +51,8 @@ void parse_convex(ObjectReader& r, Shape& s, const fs::path& base_dir) {
   std::vector<Vec3> points;
   if (vertices) {
     for (const char* key : {"scale", "unit"})
-      if (r.has(key)) throw InputError(r.pointer_of(key), std::string("'") + key + "' applies to a mesh file ('file'), not to 'vertices'");
+      if (r.has(key))
+        throw InputError(r.pointer_of(key), std::string("'") + key + "' applies to a mesh file ('file'), not to 'vertices'");
     r.finish();
     as_array(*vertices, r.pointer_of("vertices"));
     for (std::size_t i = 0; i < vertices->size(); ++i)
