@@ -2,7 +2,7 @@
 # all are present (apt-get; sudo when not root).
 COULOMB_PACKAGES=(cmake g++ make ninja-build pkg-config libeigen3-dev libccd-dev libbullet-dev libtet1.5-dev
   libspdlog-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libfclib-dev libtbb-dev libtinyobjloader-dev libboost-dev
+  libfclib-dev libtbb-dev libboost-dev
   # meshes (STL, PLY, glTF, COLLADA, OBJ) through Assimp; URDF and MJCF import (import/README.md)
   libassimp-dev liburdfdom-dev libtinyxml2-dev
   # the Python module and `coulomb sweep` (python/README.md), for Debian's /usr/bin/python3

@@ -1,5 +1,6 @@
 #include <coulomb/build_info.h>
 #include <coulomb/gpu/device.h>
+#include <coulomb/mesh_io.h>
 #include <coulomb/shapes.h>
 #include <coulomb/solver.h>
 
@@ -17,6 +18,7 @@ BuildInfo build_info() {
   // every shape type, from the enum itself, so that a new type cannot be left out (issue 11: mesh was)
   for (int t = 0; t < kShapeTypeCount; ++t) b.shapes.push_back(shape_type_name(ShapeType(t)));
   b.stabilizations = {"none", "baumgarte", "post"};
+  b.mesh_formats = mesh_formats();
   return b;
 }
 

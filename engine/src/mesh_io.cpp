@@ -1,14 +1,30 @@
-// OBJ reading with tinyobjloader; see mesh_io.h.
+// Mesh files through Assimp; see mesh_io.h.
+//
+// Assimp picks the importer by extension and content. The indices its post-processing follows
+// are checked here first; the post-processing then removes every vertex attribute but the
+// position (the STL importer gives each triangle's corners that triangle's normal, and vertices
+// that differ in a normal are not identical), joins identical vertices and triangulates. The
+// meshes of the node tree are merged here with their transforms, and equal positions joined
+// across meshes (an OBJ's groups, a COLLADA file's geometries share corners). Assimp's OBJ parser
+// reads a coordinate it cannot parse ("nan", "hello") as a number without complaint, so an OBJ
+// file's vertex lines are checked before it runs, which also gives the line of a mistake.
 #include <coulomb/error.h>
 #include <coulomb/mesh_io.h>
 
-#include <tiny_obj_loader.h>
+#include <assimp/DefaultIOSystem.h>
+#include <assimp/Importer.hpp>
+#include <assimp/config.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
+#include <map>
+#include <sstream>
 #include <stdexcept>
 #include <system_error>
 
@@ -16,11 +32,45 @@ namespace coulomb {
 
 namespace {
 
-// tinyobjloader reads a coordinate it cannot parse as 0 ("v nan 0 0", "v hello 5 world"): every
-// vertex line is checked here first, so that the message names the file, the line and the word.
-void check_vertex_lines(const std::filesystem::path& file, const std::string& shown, const std::string& pointer) {
+namespace fs = std::filesystem;
+
+// "" when `file` may be read, else what is wrong with it; /dev/zero, a pipe or a huge file would
+// be read without end
+std::string file_problem(const fs::path& file) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(file, ec);
+  if (ec || !fs::exists(status)) return "file not found";
+  if (fs::is_directory(status)) return "is a folder, not a mesh file";
+  if (!fs::is_regular_file(status)) return "is not a regular file";
+  if (const std::uintmax_t bytes = fs::file_size(file, ec); !ec && bytes > kMaxMeshFileBytes)
+    return "has " + std::to_string(bytes >> 20) + " MiB, more than the limit of " +
+           std::to_string(kMaxMeshFileBytes >> 20) + " MiB for a mesh file";
+  if (!std::ifstream(file).good()) return "cannot be read";
+  return "";
+}
+
+// Assimp's file access with file_problem's rules for the files a mesh refers to (glTF buffers,
+// OBJ materials): such a file that breaks them is absent to the importer, which then reports it.
+class CheckedIOSystem : public Assimp::DefaultIOSystem {
+ public:
+  Assimp::IOStream* Open(const char* file, const char* mode) override {
+    if (!file_problem(file).empty()) return nullptr;
+    return DefaultIOSystem::Open(file, mode);
+  }
+};
+
+bool has_extension(const fs::path& file, const char* ext) {
+  std::string e = file.extension().string();
+  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return e == ext;
+}
+
+// An OBJ file's `v` lines: 3 or more finite numbers each (w and vertex colours may follow).
+// Returns how many there are.
+std::size_t check_obj_vertex_lines(const fs::path& file, const std::string& shown, const std::string& pointer) {
   std::ifstream in(file, std::ios::binary);
   std::string line;
+  std::size_t vertices = 0;
   for (std::size_t number = 1; std::getline(in, line); ++number) {
     std::size_t at = line.find_first_not_of(" \t");
     if (at == std::string::npos || line[at] != 'v' || at + 1 >= line.size() || (line[at + 1] != ' ' && line[at + 1] != '\t'))
@@ -39,68 +89,165 @@ void check_vertex_lines(const std::filesystem::path& file, const std::string& sh
       at = end;
     }
     if (count < 3) throw InputError(pointer, where + ": a vertex needs 3 coordinates (x y z), got " + std::to_string(count));
+    ++vertices;
   }
   if (in.bad()) throw InputError(pointer, "cannot read " + shown);
+  return vertices;
 }
+
+std::string show(const aiVector3D& p) {
+  std::ostringstream out;
+  out << std::setprecision(9) << '(' << p.x << ", " << p.y << ", " << p.z << ')';
+  return out.str();
+}
+
+// The imported meshes before post-processing. The indices it follows without checking must be in
+// range (Assimp's aiProcess_ValidateDataStructure checks them too, but rejects a mesh without
+// faces, which an OBJ point cloud is, and the hull of its points is a fine `convex` shape). The
+// coordinates must be finite: joining identical vertices merges a NaN corner into another one.
+void check_imported(const aiScene& scene, const std::string& shown, const std::string& pointer) {
+  for (unsigned k = 0; k < scene.mNumMeshes; ++k) {
+    const aiMesh* mesh = scene.mMeshes ? scene.mMeshes[k] : nullptr;
+    if (!mesh || (mesh->mNumVertices > 0 && !mesh->mVertices) || (mesh->mNumFaces > 0 && !mesh->mFaces))
+      throw InputError(pointer, shown + ": Assimp gave an incomplete mesh");
+    for (unsigned i = 0; i < mesh->mNumVertices; ++i) {
+      const aiVector3D& p = mesh->mVertices[i];
+      if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z))
+        throw InputError(pointer, shown + ": vertex " + std::to_string(i + 1) + " of mesh " + std::to_string(k + 1) +
+                                      " is not finite " + show(p));
+    }
+    for (unsigned f = 0; f < mesh->mNumFaces; ++f) {
+      const aiFace& face = mesh->mFaces[f];
+      if (face.mNumIndices > 0 && !face.mIndices) throw InputError(pointer, shown + ": Assimp gave an incomplete face");
+      for (unsigned c = 0; c < face.mNumIndices; ++c)
+        if (face.mIndices[c] >= mesh->mNumVertices)
+          throw InputError(pointer, shown + ": a face refers to vertex " + std::to_string(face.mIndices[c] + 1) +
+                                        " but its mesh has " + std::to_string(mesh->mNumVertices) + " vertices");
+    }
+  }
+}
+
+Eigen::Matrix4d to_eigen(const aiMatrix4x4& m) {
+  Eigen::Matrix4d out;
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) out(r, c) = double(m[r][c]);
+  return out;
+}
+
+// Merges the meshes of the node tree below `node` into `out`, each vertex through the product of
+// the transforms from the root; equal positions become one vertex (`index`).
+class Merger {
+ public:
+  Merger(const aiScene& scene, const std::string& shown, const std::string& pointer)
+      : scene_(scene), shown_(shown), pointer_(pointer) {}
+
+  void add(const aiNode& node, const Eigen::Matrix4d& parent, int depth) {
+    // Assimp's importers build trees a few levels deep; a cyclic or absurd one is an error
+    if (depth > 1000) throw InputError(pointer_, shown_ + ": its node tree is more than 1000 levels deep");
+    const Eigen::Matrix4d m = parent * to_eigen(node.mTransformation);
+    // a mirroring transform turns the winding over: swap two corners to keep the front side
+    const bool mirrored = m.topLeftCorner<3, 3>().determinant() < 0.0;
+    for (unsigned k = 0; k < node.mNumMeshes; ++k) {
+      if (node.mMeshes[k] >= scene_.mNumMeshes)
+        throw InputError(pointer_, shown_ + ": a node refers to a mesh that does not exist");
+      add_mesh(*scene_.mMeshes[node.mMeshes[k]], m, mirrored);
+    }
+    for (unsigned c = 0; c < node.mNumChildren; ++c) add(*node.mChildren[c], m, depth + 1);
+  }
+
+  TriangleMesh take() { return std::move(out_); }
+
+ private:
+  void add_mesh(const aiMesh& mesh, const Eigen::Matrix4d& m, bool mirrored) {
+    std::vector<int> local(mesh.mNumVertices);
+    for (unsigned i = 0; i < mesh.mNumVertices; ++i) {
+      const aiVector3D& p = mesh.mVertices[i];
+      const Vec3 x = (m * Eigen::Vector4d(double(p.x), double(p.y), double(p.z), 1.0)).head<3>();
+      if (!x.allFinite())
+        throw InputError(pointer_, shown_ + ": vertex " + std::to_string(out_.vertices.size() + 1) +
+                                       " is not finite " + show(p) + " after its node transforms");
+      const auto [it, added] = index_.try_emplace({x.x(), x.y(), x.z()}, int(out_.vertices.size()));
+      if (added) out_.vertices.push_back(x);
+      local[i] = it->second;
+    }
+    for (unsigned f = 0; f < mesh.mNumFaces; ++f) {
+      const aiFace& face = mesh.mFaces[f];
+      if (face.mNumIndices != 3) continue;  // points and lines: their vertices are kept above
+      std::array<int, 3> t{};
+      for (int c = 0; c < 3; ++c) {
+        const unsigned v = face.mIndices[c];
+        if (v >= mesh.mNumVertices)
+          throw InputError(pointer_, shown_ + ": a face refers to vertex " + std::to_string(v + 1) +
+                                         " but its mesh has " + std::to_string(mesh.mNumVertices) + " vertices");
+        t[std::size_t(c)] = local[v];
+      }
+      if (mirrored) std::swap(t[1], t[2]);
+      out_.triangles.push_back(t);
+    }
+  }
+
+  const aiScene& scene_;
+  const std::string& shown_;
+  const std::string& pointer_;
+  TriangleMesh out_;
+  std::map<std::array<double, 3>, int> index_;
+};
 
 }  // namespace
 
-TriangleMesh read_obj(const std::filesystem::path& file, const std::string& pointer) {
+const std::vector<std::string>& mesh_formats() {
+  static const std::vector<std::string> formats{"stl", "obj", "ply", "gltf", "glb", "dae"};
+  return formats;
+}
+
+TriangleMesh read_mesh(const fs::path& file, const std::string& pointer) {
   const std::string shown = "'" + file.string() + "'";
-  // check the file first: tinyobjloader's own messages do not say what is wrong
-  std::error_code ec;
-  auto status = std::filesystem::status(file, ec);
-  if (ec || !std::filesystem::exists(status)) throw InputError(pointer, "file not found: " + shown);
-  if (std::filesystem::is_directory(status)) throw InputError(pointer, shown + " is a folder, not an OBJ file");
-  // /dev/zero, a pipe or a huge file would be read without end
-  if (!std::filesystem::is_regular_file(status)) throw InputError(pointer, shown + " is not a regular file");
-  constexpr std::uintmax_t kMaxObjBytes = std::uintmax_t(256) << 20;
-  if (const std::uintmax_t bytes = std::filesystem::file_size(file, ec); !ec && bytes > kMaxObjBytes)
-    throw InputError(pointer, shown + " has " + std::to_string(bytes >> 20) + " MiB, more than the limit of " +
-                                  std::to_string(kMaxObjBytes >> 20) + " MiB for an OBJ file");
-  if (!std::ifstream(file).good()) throw InputError(pointer, "cannot read " + shown);
-  check_vertex_lines(file, shown, pointer);
+  // the file is checked first: Assimp's messages do not say what is wrong with it
+  if (const std::string problem = file_problem(file); !problem.empty())
+    throw InputError(pointer, problem == "file not found" ? "file not found: " + shown : shown + " " + problem);
+  if (has_extension(file, ".obj") && check_obj_vertex_lines(file, shown, pointer) == 0)
+    throw InputError(pointer, shown + " contains no vertices (no 'v' lines)");
 
-  tinyobj::ObjReaderConfig config;
-  config.triangulate = true;
-  config.vertex_color = false;
-  tinyobj::ObjReader reader;
-  if (!reader.ParseFromFile(file.string(), config)) {
-    std::string why = reader.Error();
-    while (!why.empty() && (why.back() == '\n' || why.back() == '\r')) why.pop_back();
-    throw InputError(pointer, "cannot parse OBJ file " + shown + (why.empty() ? "" : ": " + why));
-  }
-
-  // vertices: a flat (x, y, z) array
-  TriangleMesh mesh;
-  const auto& xyz = reader.GetAttrib().vertices;
-  mesh.vertices.reserve(xyz.size() / 3);
-  for (std::size_t i = 0; i + 2 < xyz.size(); i += 3) {
-    const Vec3 v{double(xyz[i]), double(xyz[i + 1]), double(xyz[i + 2])};  // braces: clang reads v(double(a), ...) as a declaration
-    if (!v.allFinite())
-      throw InputError(pointer, shown + ": vertex " + std::to_string(i / 3 + 1) + " is not finite");
-    mesh.vertices.push_back(v);
-  }
-  if (mesh.vertices.empty()) throw InputError(pointer, shown + " contains no vertices (no 'v' lines)");
-
-  // faces: already fanned into triangles by tinyobjloader
-  const int nv = int(mesh.vertices.size());
-  for (const tinyobj::shape_t& shape : reader.GetShapes()) {
-    const auto& idx = shape.mesh.indices;
-    for (std::size_t f = 0; f + 2 < idx.size(); f += 3) {
-      std::array<int, 3> tri{idx[f].vertex_index, idx[f + 1].vertex_index, idx[f + 2].vertex_index};
-      for (int v : tri) {
-        if (v < 0 || v >= nv)
-          throw InputError(pointer, shown + ": a face refers to vertex " + std::to_string(v + 1) + " but the file has " +
-                                        std::to_string(nv) + " vertices");
-      }
-      mesh.triangles.push_back(tri);
+  Assimp::Importer importer;
+  importer.SetIOHandler(new CheckedIOSystem);  // the importer owns it
+  // positions only (see the top of this file)
+  importer.SetPropertyInteger(AI_CONFIG_PP_RVC_FLAGS,
+                              aiComponent_NORMALS | aiComponent_TANGENTS_AND_BITANGENTS | aiComponent_COLORS |
+                                  aiComponent_TEXCOORDS | aiComponent_BONEWEIGHTS | aiComponent_ANIMATIONS |
+                                  aiComponent_TEXTURES | aiComponent_LIGHTS | aiComponent_CAMERAS |
+                                  aiComponent_MATERIALS);
+  // COLLADA's <up_axis> names the authoring tool's up, not a transform of the model: URDF and
+  // ROS read the coordinates as stored (as rviz sets this too); its <unit> stays applied
+  importer.SetPropertyBool(AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, true);
+  // no stand-in meshes drawn for skeletons
+  importer.SetPropertyBool(AI_CONFIG_IMPORT_NO_SKELETON_MESHES, true);
+  const aiScene* scene = nullptr;
+  try {
+    scene = importer.ReadFile(file.string(), 0);
+    if (scene && scene->mRootNode) {
+      check_imported(*scene, shown, pointer);
+      scene = importer.ApplyPostProcessing(aiProcess_RemoveComponent | aiProcess_JoinIdenticalVertices |
+                                           aiProcess_Triangulate);
     }
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {  // Assimp catches its own; anything else that escapes
+    throw InputError(pointer, "cannot read mesh file " + shown + ": " + e.what());
   }
+  if (!scene || !scene->mRootNode) {
+    std::string why = importer.GetErrorString();
+    while (!why.empty() && (why.back() == '\n' || why.back() == '\r')) why.pop_back();
+    throw InputError(pointer, "cannot read mesh file " + shown + (why.empty() ? "" : ": " + why));
+  }
+
+  Merger merger(*scene, shown, pointer);
+  merger.add(*scene->mRootNode, Eigen::Matrix4d::Identity(), 0);
+  TriangleMesh mesh = merger.take();
+  if (mesh.vertices.empty()) throw InputError(pointer, shown + " contains no vertices");
   return mesh;
 }
 
-void write_obj(const std::filesystem::path& file, const std::vector<Vec3>& vertices,
+void write_obj(const fs::path& file, const std::vector<Vec3>& vertices,
                const std::vector<std::array<int, 3>>& triangles, const std::string& comment) {
   std::ofstream out(file);
   if (!out) throw std::runtime_error("cannot write '" + file.string() + "'");

@@ -32,45 +32,61 @@ fs::path resolve_path(const fs::path& base_dir, const std::string& file) {
   return p.is_relative() ? base_dir / p : p;
 }
 
+ConvexHull hull_of(const std::vector<Vec3>& points, const std::string& pointer) {
+  try {
+    return make_convex_hull(points);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(pointer, std::string("cannot build a convex hull from these points: ") + e.what());
+  }
+}
+
+// length units of mesh files: a file's numbers times the factor are metres
+constexpr std::array<std::string_view, 6> kUnits{"m", "dm", "cm", "mm", "in", "ft"};
+constexpr std::array<double, 6> kUnitMetres{1.0, 0.1, 0.01, 0.001, 0.0254, 0.3048};
+
 void parse_convex(ObjectReader& r, Shape& s, const fs::path& base_dir) {
   const Json* vertices = r.find("vertices");
-  const Json* file = r.find("file");
-  r.finish();
+  const bool file = r.has("file");
   if (vertices && file) throw InputError(r.pointer_of("file"), "give either 'vertices' or 'file', not both");
   std::vector<Vec3> points;
   if (vertices) {
+    for (const char* key : {"scale", "unit"})
+      if (r.has(key))
+        throw InputError(r.pointer_of(key), std::string("'") + key + "' applies to a mesh file ('file'), not to 'vertices'");
+    r.finish();
     as_array(*vertices, r.pointer_of("vertices"));
     for (std::size_t i = 0; i < vertices->size(); ++i)
       points.push_back(as_vec3((*vertices)[i], child_pointer(r.pointer_of("vertices"), i), limit::coordinate()));
   } else if (file) {
-    const std::string& name = non_empty(as_string(*file, r.pointer_of("file")), r.pointer_of("file"));
-    points = read_obj(resolve_path(base_dir, name), r.pointer_of("file")).vertices;
+    const MeshFileKeys keys = parse_mesh_file_keys(r, "file", base_dir);
+    r.finish();
+    points = read_scaled_mesh(keys).vertices;
   } else {
-    throw InputError(r.pointer(), "a convex shape needs 'vertices' (an array of points) or 'file' (an OBJ file)");
+    r.finish();
+    throw InputError(r.pointer(), "a convex shape needs 'vertices' (an array of points) or 'file' (a mesh file)");
   }
-  try {
-    s.hull = make_convex_hull(points);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(r.pointer(), std::string("cannot build a convex hull from these points: ") + e.what());
-  }
+  s.hull = hull_of(points, r.pointer());
 }
 
+// `mesh`: a triangle mesh, or with `convex` the hull of its vertices (a `convex` shape)
 void parse_mesh(ObjectReader& r, Shape& s, const fs::path& base_dir) {
-  const std::string& name = non_empty(as_string(r.require("file"), r.pointer_of("file")), r.pointer_of("file"));
-  Vec3 scale = Vec3::Ones();
-  if (const Json* j = r.find("scale")) {
-    const Range factor = Range::positive().capped(L::kCoefficient, "a scale factor");
-    scale = j->is_number() ? Vec3::Constant(r.number("scale", 1.0, factor)) : r.vec3("scale", scale, factor);
-  }
+  const MeshFileKeys keys = parse_mesh_file_keys(r, "file", base_dir);
+  const bool convex = r.boolean("convex", false);
+  if (convex && r.has("kdop"))
+    throw InputError(r.pointer_of("kdop"), "a convex mesh is a hull and has no kDOP tree (drop 'kdop' or 'convex')");
   const int k = r.integer("kdop", 18);
   if (k != 18 && k != 26) throw InputError(r.pointer_of("kdop"), "expected 18 or 26 (the k of the kDOP tree)");
   r.finish();
-  TriangleMesh m = read_obj(resolve_path(base_dir, name), r.pointer_of("file"));
-  for (Vec3& v : m.vertices) v = v.cwiseProduct(scale);
+  TriangleMesh m = read_scaled_mesh(keys);
+  if (convex) {
+    s.type = ShapeType::Convex;
+    s.hull = hull_of(m.vertices, keys.pointer);
+    return;
+  }
   try {
     s.mesh = make_tri_mesh(std::move(m.vertices), std::move(m.triangles), k);
   } catch (const std::invalid_argument& e) {
-    throw InputError(r.pointer_of("file"), "'" + name + "': " + e.what());
+    throw InputError(keys.pointer, "'" + keys.name + "': " + e.what());
   }
 }
 
@@ -163,6 +179,30 @@ void check_compounds(const SceneDef& scene) {
 }
 
 }  // namespace
+
+MeshFileKeys parse_mesh_file_keys(ObjectReader& r, std::string_view key, const fs::path& base_dir) {
+  MeshFileKeys keys;
+  keys.pointer = r.pointer_of(key);
+  keys.name = non_empty(as_string(r.require(key), keys.pointer), keys.pointer);
+  keys.path = resolve_path(base_dir, keys.name);
+  if (const Json* j = r.find("scale")) {
+    const Range factor = Range::positive().capped(L::kCoefficient, "a scale factor");
+    keys.scale = j->is_number() ? Vec3::Constant(r.number("scale", 1.0, factor)) : r.vec3("scale", keys.scale, factor);
+    keys.scaled = true;
+  }
+  if (r.has("unit")) {
+    keys.scale *= kUnitMetres[std::size_t(r.choice("unit", kUnits, 0))];
+    keys.scaled = true;
+  }
+  return keys;
+}
+
+TriangleMesh read_scaled_mesh(const MeshFileKeys& keys) {
+  TriangleMesh m = read_mesh(keys.path, keys.pointer);
+  if (keys.scaled)
+    for (Vec3& v : m.vertices) v = v.cwiseProduct(keys.scale);
+  return m;
+}
 
 // shapes are numbered in key order before any is read, so compounds may refer to any of them
 void parse_shapes(ObjectReader& top, SceneDef& scene, const fs::path& base_dir) {

@@ -48,20 +48,19 @@ TetMesh parse_tet_mesh(const Json& j, const std::string& pointer, const fs::path
   const int type = r.required_choice("type", kTypes);
   try {
     switch (type) {
-      case 0: {  // tetgen: a closed surface OBJ, tetrahedralised now
-        const std::string file = r.required_string("surface");
+      case 0: {  // tetgen: a closed surface from a mesh file, tetrahedralised now
+        const MeshFileKeys surface_keys = parse_mesh_file_keys(r, "surface", base_dir);
         const double max_volume =
             r.required_number("max_volume", Range::positive().capped(std::pow(SceneLimits::kLength, 3), "m^3"));
         const double quality = r.number("quality", 1.5, Range::closed(1.0, 100.0));
         r.finish();
-        const fs::path path = fs::path(file).is_relative() ? base_dir / file : fs::path(file);
-        TriangleMesh surface = read_obj(path, r.pointer_of("surface"));
+        const TriangleMesh surface = read_scaled_mesh(surface_keys);
         try {
           return tetrahedralize(surface.vertices, surface.triangles, max_volume, quality);
         } catch (const MeshTooLarge& e) {
           throw InputError(r.pointer_of("max_volume"), e.what());
         } catch (const std::invalid_argument& e) {
-          throw InputError(r.pointer_of("surface"), "'" + file + "': " + e.what());
+          throw InputError(surface_keys.pointer, "'" + surface_keys.name + "': " + e.what());
         }
       }
       case 1: {  // file: a TetGen .node/.ele pair

@@ -262,6 +262,7 @@ void bind_scenes(py::module_& m) {
         d["integrators"] = b.integrators;
         d["stabilizations"] = b.stabilizations;
         d["shapes"] = b.shapes;
+        d["mesh_formats"] = b.mesh_formats;
         py::dict cuda;
         cuda["compiled"] = b.cuda_compiled;
         cuda["devices"] = b.cuda_devices;

@@ -1,6 +1,6 @@
 // Hostile scene text (issue 11, "Parsing"): linear-time loading, a depth limit, numbers beyond
 // the double range, NUL bytes, oversized files, --set values with the same checks, and OBJ
-// vertex lines tinyobjloader would read as 0. Each is an InputError with the pointer or the
+// vertex lines Assimp's OBJ parser would read as numbers. Each is an InputError with the pointer or the
 // file and line, never a crash or a silently different scene.
 #include <coulomb/error.h>
 #include <coulomb/mesh_io.h>
@@ -105,21 +105,21 @@ class ObjVertexLines : public ::testing::Test {
 };
 
 TEST_F(ObjVertexLines, NanAndWordsAreErrorsWithFileAndLine) {
-  // tinyobjloader read both as 0
-  InputError e = error_of([&] { read_obj(write("# c\nv 0 0 0\nv nan 0 0\nf 1 2 1\n"), "/shapes/m/file"); });
+  // Assimp's OBJ parser reads both as numbers: read_mesh checks the vertex lines first
+  InputError e = error_of([&] { read_mesh(write("# c\nv 0 0 0\nv nan 0 0\nf 1 2 1\n"), "/shapes/m/file"); });
   EXPECT_EQ(e.pointer(), "/shapes/m/file");
   EXPECT_NE(e.message().find("line 3: vertex coordinate 'nan' is not a finite number"), std::string::npos) << e.what();
-  e = error_of([&] { read_obj(write("v hello 5 world\n"), "/p"); });
+  e = error_of([&] { read_mesh(write("v hello 5 world\n"), "/p"); });
   EXPECT_NE(e.message().find("line 1: vertex coordinate 'hello'"), std::string::npos) << e.what();
-  e = error_of([&] { read_obj(write("v 1 2\n"), "/p"); });
+  e = error_of([&] { read_mesh(write("v 1 2\n"), "/p"); });
   EXPECT_NE(e.message().find("a vertex needs 3 coordinates"), std::string::npos) << e.what();
-  e = error_of([&] { read_obj("/dev/zero", "/p"); });
+  e = error_of([&] { read_mesh("/dev/zero", "/p"); });
   EXPECT_NE(e.message().find("not a regular file"), std::string::npos) << e.what();
 }
 
 TEST_F(ObjVertexLines, ValidLinesStillRead) {
   // w, vertex colours, comments, tabs and CRLF are fine
-  const TriangleMesh m = read_obj(write("v 0 0 0 1\nv\t1 0 0 # x\r\nv 0 1 0 0.5 0.5 0.5\nvn 0 0 1\nf 1 2 3\n"), "/p");
+  const TriangleMesh m = read_mesh(write("v 0 0 0 1\nv\t1 0 0 # x\r\nv 0 1 0 0.5 0.5 0.5\nvn 0 0 1\nf 1 2 3\n"), "/p");
   ASSERT_EQ(m.vertices.size(), 3u);
   EXPECT_EQ(m.vertices[1], Vec3(1, 0, 0));
   ASSERT_EQ(m.triangles.size(), 1u);

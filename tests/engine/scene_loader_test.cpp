@@ -305,7 +305,7 @@ TEST(SceneLoader, ConvexShapeFromObjCube) {
 
 TEST(MeshIo, ObjQuadsAreFannedIntoTriangles) {
   TempDir dir;
-  TriangleMesh m = read_obj(dir.write("cube.obj", kCubeObj), "/x");
+  TriangleMesh m = read_mesh(dir.write("cube.obj", kCubeObj), "/x");
   EXPECT_EQ(m.vertices.size(), 8u);
   EXPECT_EQ(m.triangles.size(), 12u);
   for (const auto& t : m.triangles)
@@ -316,18 +316,20 @@ TEST(MeshIo, FaceWithMissingVertexIsAnError) {
   TempDir dir;
   fs::path file = dir.write("bad.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n");
   try {
-    read_obj(file, "/shapes/s/file");
+    read_mesh(file, "/shapes/s/file");
     ADD_FAILURE() << "no error";
   } catch (const InputError& e) {
     EXPECT_EQ(e.pointer(), "/shapes/s/file");
-    EXPECT_NE(e.message().find("vertex 9"), std::string::npos) << e.message();
+    // Assimp's OBJ importer says "vertex index out of range", without the index
+    EXPECT_NE(e.message().find("out of range"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find(file.string()), std::string::npos) << e.message();
   }
 }
 
-TEST(MeshIo, FolderIsNotAnObjFile) {
+TEST(MeshIo, FolderIsNotAMeshFile) {
   TempDir dir;
   try {
-    read_obj(dir.path(), "/p");
+    read_mesh(dir.path(), "/p");
     ADD_FAILURE() << "no error";
   } catch (const InputError& e) {
     EXPECT_EQ(e.pointer(), "/p");

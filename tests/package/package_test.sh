@@ -35,13 +35,13 @@ mkdir -p "$tmp/consumer-build"
 echo "$headers" | sed 's/.*/#include <&>/' >"$tmp/consumer-build/all_headers.cpp"
 # what the preprocessor reads for every installed header, with the package's and Eigen's include
 # folders only: the standard library, Eigen, nlohmann_json and coulomb/, never Bullet, libccd,
-# spdlog, fmt, TBB, libfclib, HDF5, TetGen or tinyobjloader
+# spdlog, fmt, TBB, libfclib, HDF5, TetGen or Assimp
 # shellcheck disable=SC2046
 c++ -std=c++20 -M -I"$prefix/include" $(pkg-config --cflags eigen3) "$tmp/consumer-build/all_headers.cpp" \
   >"$tmp/deps.txt" 2>&1 && ok || { fail "installed headers do not preprocess alone"; cat "$tmp/deps.txt"; }
 # (the package's own headers are not third-party ones: coulomb/ccd.h is our CCD, not libccd's ccd.h)
 bad="$(tr ' \\' '\n\n' <"$tmp/deps.txt" | grep -v "^$prefix/include/coulomb/" |
-  grep -E '/(bullet|ccd|spdlog|fmt|tbb|oneapi|hdf5|hdf5/serial|tetgen)/|/(fclib|tetgen|tiny_obj_loader|ccd)\.h$' | sort -u)"
+  grep -E '/(bullet|ccd|spdlog|fmt|tbb|oneapi|hdf5|hdf5/serial|tetgen|assimp)/|/(fclib|tetgen|ccd)\.h$' | sort -u)"
 [ -z "$bad" ] && ok || fail "installed headers pull in: $bad"
 grep -q "nlohmann/json" "$tmp/deps.txt" && grep -q "eigen3/Eigen" "$tmp/deps.txt" && ok || fail "no Eigen or nlohmann_json in the headers' dependencies?"
 

@@ -440,6 +440,7 @@ int info(bool json) {
                                 {"integrators", b.integrators},
                                 {"stabilizations", b.stabilizations},
                                 {"shapes", b.shapes},
+                                {"mesh_formats", b.mesh_formats},
                                 {"cuda", {{"compiled", b.cuda_compiled}, {"devices", b.cuda_devices}, {"device", b.cuda_device_name}}}}
                      .dump(2)
               << "\n";
@@ -467,6 +468,7 @@ int info(bool json) {
   list("integrators", b.integrators);
   list("stabilization", b.stabilizations);
   list("shapes", b.shapes);
+  list("mesh files", b.mesh_formats);
   if (!b.cuda_compiled) std::printf("cuda: not compiled in (CPU only)\n");
   else if (b.cuda_devices == 0) std::printf("cuda: compiled in, no device available\n");
   else std::printf("cuda: compiled in, %d device(s), first: %s\n", b.cuda_devices, b.cuda_device_name.c_str());
