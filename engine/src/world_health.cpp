@@ -189,7 +189,7 @@ StepResult World::check_health() {
   std::size_t others = 0;
   for (int i = 0; i < model_.size(); ++i) {
     const auto k = std::size_t(i);
-    if (!model_.fixed[k] || model_.kinematic[k]) continue;
+    if (!model_.fixed[k] || model_.kinematic[k] || model_.shape[k] < 0) continue;
     const ShapeType t = scene_.shapes.shapes[std::size_t(model_.shape[k])].type;
     if (t == ShapeType::Plane || t == ShapeType::Sphere || t == ShapeType::Box || t == ShapeType::Convex) {
       solids.push_back(i);
