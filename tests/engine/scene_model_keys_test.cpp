@@ -6,6 +6,9 @@
 
 #include <coulomb/world.h>
 
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+
 namespace coulomb::scene_test {
 namespace {
 
@@ -45,7 +48,7 @@ TEST(SceneModelKeys, BodyKeysArrive) {
   I << 0.05, 0.005, -0.004, 0.005, 0.04, 0.006, -0.004, 0.006, 0.03;
   const Eigen::SelfAdjointEigenSolver<Mat3> eig(I);
   Vec3 moments = w.model().inertia[std::size_t(w.find_body("link"))];
-  std::sort(moments.data(), moments.data() + 3);
+  std::sort(moments.data(), moments.data() + 3);  // the eigenvalues come in increasing order
   for (int k = 0; k < 3; ++k) EXPECT_NEAR(moments[k], eig.eigenvalues()[k], 1e-12);
 }
 
