@@ -206,9 +206,11 @@ void parse_inertia(const Json& j, const std::string& ptr, BodyDef& b) {
 std::uint32_t parse_collision_bits(ObjectReader& r, std::string_view key) {
   const Json* j = r.find(key);
   if (!j) return 1;
-  const std::uint64_t v = as_uint64(*j, r.pointer_of(key));
-  if (v > 0xffffffffull) throw InputError(r.pointer_of(key), "expected an integer from 0 to 4294967295 (32 bits)");
-  return std::uint32_t(v);
+  // a signed or an unsigned JSON integer (a document built by a program may hold either)
+  const bool fits = (j->is_number_unsigned() && j->get<std::uint64_t>() <= 0xffffffffull) ||
+                    (j->is_number_integer() && j->get<std::int64_t>() >= 0 && j->get<std::int64_t>() <= 0xffffffffll);
+  if (!fits) throw InputError(r.pointer_of(key), "expected an integer from 0 to 4294967295 (32 bits), got " + j->dump());
+  return std::uint32_t(j->get<std::uint64_t>());
 }
 
 void parse_bodies(ObjectReader& top, SceneDef& scene, NameTable& names) {

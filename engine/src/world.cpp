@@ -142,8 +142,12 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
   bound_radius_.resize(nb);
   shape_radius_.assign(nb, 0.0);
   for (std::size_t i = 0; i < nb; ++i) {
-    if (model_.shape[i] < 0) {  // no shape: nothing to bound
-      bound_radius_[i] = 0.0;
+    if (model_.shape[i] < 0) {
+      // no shape: its size, for the checks that scale with it (a joint's tear, the health
+      // check), is its radius of gyration about its weakest axis or its shape frame's distance
+      // from the centre of mass (an imported link's frame sits at its joint), the larger
+      const double gyration = model_.fixed[i] ? 0.0 : std::sqrt(model_.inertia[i].maxCoeff() / model_.mass[i]);
+      bound_radius_[i] = std::max(gyration, model_.shape_in_body[i].p.norm());
       continue;
     }
     const Aabb own = scene_.shapes.aabb(model_.shape[i], Pose(), 0.0);  // infinite for a plane

@@ -29,7 +29,7 @@ TEST(SceneModelKeys, BodyKeysArrive) {
   doc["bodies"][2]["center_of_mass"] = {0.0, 0.05, -0.3};
   doc["bodies"][2]["contype"] = 2;
   doc["bodies"][2]["conaffinity"] = 4294967295u;
-  doc["collision"] = {{"exclude", {{"b0", "link"}}}};
+  doc["collision"]["exclude"] = json::array({json::array({"b0", "link"})});
   const SceneDef s = parse_scene(doc, ".");
   const BodyDef& b = s.bodies[2];
   EXPECT_EQ(b.shape, -1);
@@ -59,11 +59,15 @@ TEST(SceneModelKeys, BodyMistakes) {
   expect_error(with(doc, "/bodies/2/inertia", {1, -1, 1, 0, 0, 0}), "/bodies/2/inertia/1", "");
   expect_error(without(doc, "/bodies/2/mass"), "/bodies/2", "needs \"mass\" and \"inertia\"");
   expect_error(with(doc, "/bodies/1/center_of_mass", {0, 0, 0}), "/bodies/1/center_of_mass", "needs \"mass\"");
-  expect_error(with(doc, "/bodies/2/contype", -1), "/bodies/2/contype", "non-negative integer");
+  expect_error(with(doc, "/bodies/2/contype", -1), "/bodies/2/contype", "32 bits");
+  expect_error(with(doc, "/bodies/2/contype", 1.5), "/bodies/2/contype", "32 bits");
   expect_error(with(doc, "/bodies/2/conaffinity", 4294967296u), "/bodies/2/conaffinity", "32 bits");
-  expect_error(with(doc, "/collision/exclude", {{"b0", "nobody"}}), "/collision/exclude/0/1", "no rigid body");
-  expect_error(with(doc, "/collision/exclude", {{"b0"}}), "/collision/exclude/0", "two rigid body names");
-  expect_error(with(doc, "/collision/exclude", {{"b0", "b0"}}), "/collision/exclude/0", "two different");
+  const auto pair = [](const json& a, const json& b) { return json::array({json::array({a, b})}); };
+  expect_error(with(doc, "/collision/exclude", pair("b0", "nobody")), "/collision/exclude/0/1", "no rigid body");
+  expect_error(with(doc, "/collision/exclude", json::array({json::array({"b0"})})), "/collision/exclude/0",
+               "two rigid body names");
+  expect_error(with(doc, "/collision/exclude", pair("b0", "b0")), "/collision/exclude/0", "two different");
+  expect_error(with(doc, "/collision/exclude", pair("b0", 3)), "/collision/exclude/0/1", "string");
   // a tensor no mass distribution has: not positive definite
   const json bad = with(doc, "/bodies/2/inertia", {0.01, 0.01, 0.01, 0.02, 0, 0});
   EXPECT_THROW(World(parse_scene(bad, ".")), InputError);

@@ -189,7 +189,7 @@ TEST(RobotModel, CollisionFilterAndExclude) {
                    {{"name", "high"}, {"shape", "ball"}, {"position", {0, 0, 0.25}}, {"contype", contype},
                     {"conaffinity", conaffinity}}};
     Json j = scene("pgs", 0.005, bodies);
-    if (exclude) j["collision"] = {{"exclude", {{"high", "low"}}}};
+    if (exclude) j["collision"]["exclude"] = Json::array({Json::array({"high", "low"})});
     World w = make(j);
     for (int i = 0; i < 100; ++i)
       if (!w.step().ok()) return 1e9;
