@@ -47,7 +47,9 @@ DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out, st
   std::vector<Aabb> boxes(nb);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nb, kBodiesPerChunk), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t i = r.begin(); i != r.end(); ++i)
-      boxes[i] = in.shapes->aabb((*in.body_shape)[i], (*in.shape_pose)[i], in.margin + in.envelope + reach(i));
+      boxes[i] = (*in.body_shape)[i] < 0  // no shape: a point, whose pairs are dropped below
+                     ? Aabb{(*in.shape_pose)[i].p, (*in.shape_pose)[i].p}
+                     : in.shapes->aabb((*in.body_shape)[i], (*in.shape_pose)[i], in.margin + in.envelope + reach(i));
   });
 
   std::vector<std::pair<int, int>> pairs;
@@ -56,6 +58,8 @@ DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out, st
     std::erase_if(pairs, [&](const std::pair<int, int>& p) {
       return std::binary_search(in.excluded_pairs->begin(), in.excluded_pairs->end(), p);
     });
+  if (in.contype || std::any_of(in.body_shape->begin(), in.body_shape->end(), [](int s) { return s < 0; }))
+    std::erase_if(pairs, [&](const std::pair<int, int>& p) { return !may_collide(in, p.first, p.second); });
   // The gap between two bodies' boxes without their reach (grown by margin + envelope only, at
   // least the envelope the narrowphase adds to the pair's reach): a pair whose gap exceeds what
   // it can close has no contact, and skips the narrowphase. Falling bodies' boxes grow by their
@@ -231,6 +235,7 @@ void detect_uncovered_pairs(const DetectInput& in, const std::vector<std::pair<i
     while (k < covered.size() && std::pair(covered[k].body_a, covered[k].body_b) < std::pair(a, b)) ++k;
     if (k < covered.size() && covered[k].body_a == a && covered[k].body_b == b) continue;
     if (deflected && !(*deflected)[std::size_t(a)] && !(*deflected)[std::size_t(b)]) continue;
+    if (!may_collide(in, a, b)) continue;
     if (covered_by_reach(e, std::size_t(a), std::size_t(b))) continue;
     if (box(a).overlaps(box(b))) todo.emplace_back(a, b);
   }

@@ -193,6 +193,7 @@ RigidCcdStats rigid_ccd(const RigidCcdInput& in, std::vector<RigidCcdHit>& out) 
   std::vector<int> fast;
   for (int i = 0; i < nb; ++i) {
     const auto k = std::size_t(i);
+    if (shape[k] < 0) continue;  // no shape: an empty box, which overlaps nothing
     box[k] = lib.aabb(shape[k], p0[k], 0.0);
     box[k].grow(lib.aabb(shape[k], p1[k], 0.0));
     if ((*in.is_static)[k]) continue;
@@ -207,6 +208,13 @@ RigidCcdStats rigid_ccd(const RigidCcdInput& in, std::vector<RigidCcdHit>& out) 
     const auto k = std::size_t(i);
     for (int j = 0; j < nb; ++j) {
       if (j == i || !box[k].overlaps(box[std::size_t(j)])) continue;
+      const auto u = std::size_t(j);
+      if (in.contype && in.conaffinity && ((*in.contype)[k] & (*in.conaffinity)[u]) == 0 &&
+          ((*in.contype)[u] & (*in.conaffinity)[k]) == 0)
+        continue;
+      if (in.excluded_pairs &&
+          std::binary_search(in.excluded_pairs->begin(), in.excluded_pairs->end(), std::pair(std::min(i, j), std::max(i, j))))
+        continue;
       const double before = result[f].toi;
       cast_pair(lib, shape[k], p0[k], p1[k], shape[std::size_t(j)], p0[std::size_t(j)], p1[std::size_t(j)], box[k],
                 result[f], casts[f]);

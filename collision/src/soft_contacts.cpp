@@ -129,6 +129,7 @@ void candidate_tasks(const SoftDetectInput& in, double thick, SoftDetectCache& c
     if (j < int(nr)) continue;
     const int sj = cache.soft_of_box[std::size_t(j) - nr];
     if (i < int(nr)) {
+      if ((*rg.body_shape)[std::size_t(i)] < 0) continue;  // no shape: collides with nothing
       tasks.push_back({SoftPass::RigidVertex, i, sj});
       tasks.push_back({SoftPass::RigidTriangle, i, sj});
       ++npairs;
@@ -171,7 +172,8 @@ SoftDetectStats detect_soft_contacts(const SoftDetectInput& in, SoftDetectCache&
   // candidate (rigid, soft) and (soft, soft) pairs
   cache.rigid_box.resize(nr);
   for (std::size_t r = 0; r < nr; ++r)
-    cache.rigid_box[r] = rg.shapes->aabb((*rg.body_shape)[r], (*rg.shape_pose)[r], rg.margin);
+    cache.rigid_box[r] = (*rg.body_shape)[r] < 0 ? Aabb{(*rg.shape_pose)[r].p, (*rg.shape_pose)[r].p}  // no shape: no task
+                                                 : rg.shapes->aabb((*rg.body_shape)[r], (*rg.shape_pose)[r], rg.margin);
   std::vector<SoftTask> tasks;
   SoftDetectStats stats;
   candidate_tasks(in, thick, cache, tasks, stats.pairs);

@@ -231,7 +231,7 @@ void joint_rows(const Configuration& c, const JointConstraint& j, BlockRows& out
     if (j.limited) {
       // the joint angle is a's rotation relative to b about the axis, -theta, unwrapped
       const HingeAngle h = hinge_angle(f, j);
-      const double angle = unwrap_angle(-h.theta, j.angle_ref);
+      const double angle = unwrap_angle(j.reference - h.theta, j.angle_ref);
       int r = out.add_row(RowKind::Limit, angle - j.lo, alpha_ang, 0.0, kInfinity);
       add_body(out, r, j.a, Vec3::Zero(), -h.Ja);
       add_body(out, r, j.b, Vec3::Zero(), h.Ja);
@@ -262,20 +262,25 @@ void joint_rows(const Configuration& c, const JointConstraint& j, BlockRows& out
   if (j.type == JointType::Prismatic && j.limited) {
     // the slide is a's displacement relative to b along the axis, n . (p_a - p_b)
     const Vec3 n = f.Ra * j.axis_a;
-    const double slide = n.dot(f.pa - f.pb);
+    const double slide = j.reference + n.dot(f.pa - f.pb);
     int r = out.add_row(RowKind::Limit, slide - j.lo, alpha, 0.0, kInfinity);
     add_prismatic_row(out, r, j, f, n, -1.0);
     r = out.add_row(RowKind::Limit, j.hi - slide, alpha, 0.0, kInfinity);
     add_prismatic_row(out, r, j, f, n, 1.0);
   }
-  if (j.driven && (j.type == JointType::Hinge || j.type == JointType::Prismatic)) {  // the coordinate follows its target
-    const JointCoordinate q = joint_coordinate(c, j);
-    const bool bounded = j.drive_max_force < kInfinity;
-    const int r = out.add_row(bounded ? RowKind::Actuator : RowKind::Bilateral, q.value - j.drive_target,
-                              j.drive_compliance, -j.drive_max_force, j.drive_max_force);
+  if (j.coordinate_rows() == 0 || (j.type != JointType::Hinge && j.type != JointType::Prismatic)) return;
+  // the coordinate rows: drive, damping, friction (JointConstraint)
+  const JointCoordinate q = joint_coordinate(c, j);
+  const auto coordinate_row = [&](RowKind kind, double target, double alpha, double lower, double upper) {
+    const int r = out.add_row(kind, q.value - target, alpha, lower, upper);
     add_body(out, r, j.a, q.J_a.head<3>(), q.J_a.tail<3>());
     add_body(out, r, j.b, q.J_b.head<3>(), q.J_b.tail<3>());
-  }
+  };
+  if (j.driven)
+    coordinate_row(j.bounded_drive() ? RowKind::Actuator : RowKind::Bilateral, j.drive_target, j.drive_compliance,
+                   j.drive_lo, j.drive_hi);
+  if (j.damped()) coordinate_row(RowKind::Bilateral, j.damping_target, j.damping_compliance, -kInfinity, kInfinity);
+  if (j.friction > 0.0) coordinate_row(RowKind::Actuator, j.friction_target, 0.0, -j.friction, j.friction);
 }
 
 double unwrap_angle(double angle, double ref) { return ref + std::remainder(angle - ref, 2.0 * std::numbers::pi); }
@@ -285,7 +290,7 @@ JointCoordinate joint_coordinate(const Configuration& c, const JointConstraint& 
   const JointFrames f = joint_frames(c, j);
   if (j.type == JointType::Hinge) {  // a's rotation relative to b about the axis: -theta
     const HingeAngle h = hinge_angle(f, j);
-    q.value = unwrap_angle(-h.theta, j.angle_ref);
+    q.value = unwrap_angle(j.reference - h.theta, j.angle_ref);
     if (j.a >= 0) q.J_a.tail<3>() = -h.Ja;
     if (j.b >= 0) q.J_b.tail<3>() = h.Ja;
     return q;
@@ -293,7 +298,7 @@ JointCoordinate joint_coordinate(const Configuration& c, const JointConstraint& 
   if (j.type != JointType::Prismatic) return q;
   // a's displacement relative to b along the axis, n . (p_a - p_b)
   const Vec3 n = f.Ra * j.axis_a;
-  q.value = n.dot(f.pa - f.pb);
+  q.value = j.reference + n.dot(f.pa - f.pb);
   BlockRows row;
   row.clear();
   const int r = row.add_row(RowKind::Bilateral, 0.0, 0.0, -kInfinity, kInfinity);
@@ -312,7 +317,7 @@ JointError joint_error(const Configuration& c, const JointConstraint& j) {
   // row order: linear rows first (3 ball or 2 prismatic), then angular rows, then limits
   const int linear = j.type == JointType::Prismatic ? 2 : 3;
   const bool angular_limit = j.type == JointType::Hinge;
-  const int rows = b.rows - (j.driven ? 1 : 0);  // the drive row (last) is a servo, not a violation
+  const int rows = b.rows - j.coordinate_rows();  // the coordinate rows (last) act, they are not violations
   for (int r = 0; r < rows; ++r) {
     const double v = b.kind[std::size_t(r)] == RowKind::Limit ? std::max(0.0, -b.value[r]) : std::abs(b.value[r]);
     const bool is_linear = b.kind[std::size_t(r)] == RowKind::Limit ? !angular_limit : r < linear;

@@ -84,7 +84,7 @@ void JointRows::clear() {
 }
 
 void JointRows::add_joint(int a, int b_body, const BlockRows& rows, const std::vector<Vec6>& u_free, double dt,
-                          int drive_row) {
+                          int coordinate_row) {
   body_a.push_back(a);
   body_b.push_back(b_body);
   const auto columns = [&](int body, int r) {
@@ -95,7 +95,7 @@ void JointRows::add_joint(int a, int b_body, const BlockRows& rows, const std::v
   };
   for (int r = 0; r < rows.rows; ++r) {
     const Vec6 ja = columns(a, r), jb = columns(b_body, r);
-    double v = (r == drive_row ? 1.0 : kJointErrorReduction) * rows.value[r] / dt;
+    double v = (coordinate_row >= 0 && r >= coordinate_row ? 1.0 : kJointErrorReduction) * rows.value[r] / dt;
     if (a >= 0) v += ja.dot(u_free[std::size_t(a)]);
     if (b_body >= 0) v += jb.dot(u_free[std::size_t(b_body)]);
     J_a.push_back(ja);

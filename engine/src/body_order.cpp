@@ -84,6 +84,11 @@ void World::renumber_bodies(const std::vector<int>& order) {
     renumber(j.b);
   }
   for (AttachDef& a : scene_.attachments) renumber(a.body);
+  for (auto& [a, b] : scene_.excluded_pairs) {
+    renumber(a);
+    renumber(b);
+    if (a > b) std::swap(a, b);
+  }
 }
 
 int World::scene_index(int id) const {

@@ -125,8 +125,9 @@ nlohmann::json geometry_json(const World& world) {
   nlohmann::json bodies = nlohmann::json::array();
   for (const int i : world.scene_order()) {
     const BodyState b = world.body(i);
+    const int shape = world.model().shape[std::size_t(i)];
     bodies.push_back({{"name", b.name},
-                      {"shape", world.model().shape[std::size_t(i)]},
+                      {"shape", shape >= 0 ? nlohmann::json(shape) : nlohmann::json(nullptr)},  // null: no shape
                       {"material", world.model().material[std::size_t(i)]},
                       {"fixed", b.fixed},
                       {"mass", b.mass}});

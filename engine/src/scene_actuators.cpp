@@ -83,17 +83,30 @@ void parse_actuators(ObjectReader& top, SceneDef& scene) {
         throw InputError(r.pointer_of("joint"), "joint '" + joint + "' is a " + joint_type_name(jt) +
                                                     " joint: actuators drive hinge and prismatic joints");
       using L = SceneLimits;
+      // MuJoCo's joint transmission: length gear * q, the joint gets gear * F
+      a.gear = r.number("gear", 1.0, Range::within(L::kCoefficient, "a ratio"));
+      if (a.gear == 0.0) throw InputError(r.pointer_of("gear"), "a gear of 0 transmits nothing: expected a non-zero ratio");
       a.max_effort = r.number("max_effort", kInfinity, Range::positive().capped(L::kForce, "N or N m"));
       if (a.type == ActuatorType::Position) {
         a.stiffness = r.number("stiffness", kInfinity, Range::non_negative().capped(L::kStiffness, "N/m or N m/rad"));
         a.damping = r.number("damping", 0.0, Range::non_negative().capped(L::kStiffness, "N s/m or N m s/rad"));
         if (a.stiffness == 0.0 && a.damping == 0.0)
           throw InputError(r.pointer_of("stiffness"), "a position servo with no stiffness and no damping does nothing");
+      } else if (a.type == ActuatorType::Velocity) {  // F = damping (command - l'); none: a rigid motor
+        a.damping = r.number("damping", 0.0, Range::positive().capped(L::kStiffness, "N s/m or N m s/rad"));
       }
+      a.max_velocity = r.number("max_velocity", kInfinity, Range::positive().capped(L::kSpeed, "rad/s or m/s"));
       // the command by type: an effort, a velocity or a position (rad or m)
       const Range command = a.type == ActuatorType::Effort     ? Range::within(L::kForce, "N or N m")
                             : a.type == ActuatorType::Velocity ? Range::within(L::kSpeed, "m/s or rad/s")
                                                                : Range::within(L::kLength, "m or rad");
+      if (const Json* cr = r.find("ctrl_range")) {
+        const std::string ptr = r.pointer_of("ctrl_range");
+        if (!cr->is_array() || cr->size() != 2) throw InputError(ptr, "expected [lo, hi], two numbers");
+        a.ctrl_lo = as_number((*cr)[0], child_pointer(ptr, 0), command);
+        a.ctrl_hi = as_number((*cr)[1], child_pointer(ptr, 1), command);
+        if (!(a.ctrl_lo < a.ctrl_hi)) throw InputError(ptr, "expected lo < hi");
+      }
       a.command = r.number("command", 0.0, command);
       if (const Json* s = r.find("schedule")) a.schedule = parse_schedule(*s, r.pointer_of("schedule"), command);
       r.finish();

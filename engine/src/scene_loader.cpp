@@ -180,9 +180,37 @@ void parse_contact_materials(ObjectReader& top, SceneDef& scene) {
 using detail::NameTable;
 
 void check_dynamic_shape(const SceneDef& scene, const BodyDef& b, const std::string& pointer) {
-  if (!b.fixed && scene.shapes[b.shape].type == ShapeType::Plane)
+  if (!b.fixed && b.shape >= 0 && scene.shapes[b.shape].type == ShapeType::Plane)
     throw InputError(pointer, "plane shape '" + scene.shape_names[std::size_t(b.shape)] +
                                   "' can only be used by a fixed body (\"fixed\": true)");
+}
+
+// `inertia`: 3 principal moments about the shape's axes, or the tensor's 6 entries [Ixx, Iyy, Izz,
+// Ixy, Ixz, Iyz] (URDF's ixx..iyz, MuJoCo's fullinertia), which the World diagonalises
+void parse_inertia(const Json& j, const std::string& ptr, BodyDef& b) {
+  if (j.is_array() && j.size() == 6) {
+    Vec3 diagonal, products;
+    for (int i = 0; i < 3; ++i) diagonal[i] = as_number(j[std::size_t(i)], child_pointer(ptr, std::size_t(i)), Range::positive());
+    for (int i = 0; i < 3; ++i)
+      products[i] = as_number(j[std::size_t(i + 3)], child_pointer(ptr, std::size_t(i + 3)), Range::any());
+    b.inertia = diagonal;
+    b.inertia_products = products;
+    return;
+  }
+  if (!j.is_array() || j.size() != 3)
+    throw InputError(ptr, "expected 3 principal moments [Ixx, Iyy, Izz] or a tensor's 6 entries [Ixx, Iyy, Izz, Ixy, Ixz, Iyz]");
+  b.inertia = as_vec3(j, ptr, Range::positive());
+}
+
+// contype, conaffinity: an unsigned 32-bit mask, default 1
+std::uint32_t parse_collision_bits(ObjectReader& r, std::string_view key) {
+  const Json* j = r.find(key);
+  if (!j) return 1;
+  // a signed or an unsigned JSON integer (a document built by a program may hold either)
+  const bool fits = (j->is_number_unsigned() && j->get<std::uint64_t>() <= 0xffffffffull) ||
+                    (j->is_number_integer() && j->get<std::int64_t>() >= 0 && j->get<std::int64_t>() <= 0xffffffffll);
+  if (!fits) throw InputError(r.pointer_of(key), "expected an integer from 0 to 4294967295 (32 bits), got " + j->dump());
+  return std::uint32_t(j->get<std::uint64_t>());
 }
 
 void parse_bodies(ObjectReader& top, SceneDef& scene, NameTable& names) {
@@ -194,7 +222,8 @@ void parse_bodies(ObjectReader& top, SceneDef& scene, NameTable& names) {
     ObjectReader r((*j)[k], child_pointer("/bodies", k));
     BodyDef b;
     b.name = non_empty(r.required_string("name"), r.pointer_of("name"));
-    b.shape = lookup(r.required_string("shape"), scene.shape_names, r.pointer_of("shape"), "shape", "shapes");
+    if (r.has("shape"))  // optional: a body without one has no collision geometry (an imported link's inertial)
+      b.shape = lookup(r.required_string("shape"), scene.shape_names, r.pointer_of("shape"), "shape", "shapes");
     b.material = lookup(r.string("material", "default"), materials, r.pointer_of("material"), "material", "materials");
     b.position = r.vec3("position", b.position, limit::coordinate());
     b.orientation = r.quat("orientation", b.orientation);
@@ -205,7 +234,17 @@ void parse_bodies(ObjectReader& top, SceneDef& scene, NameTable& names) {
     if (b.fixed && b.kinematic)
       throw InputError(r.pointer_of("kinematic"), "a body is fixed or kinematic, not both (a kinematic body moves)");
     b.mass = r.optional_number("mass", Range::positive());
-    if (const Json* inertia = r.find("inertia")) b.inertia = as_vec3(*inertia, r.pointer_of("inertia"), Range::positive());
+    if (const Json* inertia = r.find("inertia")) parse_inertia(*inertia, r.pointer_of("inertia"), b);
+    if (const Json* com = r.find("center_of_mass")) {
+      b.center_of_mass = as_vec3(*com, r.pointer_of("center_of_mass"), limit::coordinate());
+      if (!b.mass || !b.inertia)
+        throw InputError(r.pointer_of("center_of_mass"), "a centre of mass needs \"mass\" and \"inertia\" too (the "
+                                                         "shape's inertia is not about that point)");
+    }
+    if (b.shape < 0 && (!b.mass || !b.inertia))
+      throw InputError(r.pointer(), "body '" + b.name + "' has no \"shape\": it needs \"mass\" and \"inertia\"");
+    b.contype = parse_collision_bits(r, "contype");
+    b.conaffinity = parse_collision_bits(r, "conaffinity");
     r.finish();
     check_dynamic_shape(scene, b, r.pointer_of("shape"));
     b.pointer = r.pointer();
@@ -362,7 +401,30 @@ void parse_collision(ObjectReader& top, SceneDef& scene) {
   // bodies overlapping at load (World::initial_overlaps)
   scene.initial_overlap = InitialOverlap(r.choice("initial_overlap", kInitialOverlap, int(scene.initial_overlap)));
   scene.overlap_tolerance = r.number("overlap_tolerance", scene.overlap_tolerance, limit::distance());
+  r.find("exclude");  // body pairs: read after the bodies (parse_exclude)
   r.finish();
+}
+
+// collision.exclude: [[name_a, name_b], ...] rigid body pairs that never collide (MuJoCo's
+// contact/exclude)
+void parse_exclude(const Json& doc, SceneDef& scene) {
+  if (!doc.contains("collision") || !doc["collision"].is_object() || !doc["collision"].contains("exclude")) return;
+  const std::string ptr = "/collision/exclude";
+  const Json& j = as_array(doc["collision"]["exclude"], ptr);
+  for (std::size_t k = 0; k < j.size(); ++k) {
+    const std::string pp = child_pointer(ptr, k);
+    if (!j[k].is_array() || j[k].size() != 2) throw InputError(pp, "expected [name_a, name_b], two rigid body names");
+    int ids[2];
+    for (std::size_t i = 0; i < 2; ++i) {
+      const std::string& name = as_string(j[k][i], child_pointer(pp, i));
+      ids[i] = -1;
+      for (std::size_t b = 0; b < scene.bodies.size(); ++b)
+        if (scene.bodies[b].name == name) ids[i] = int(b);
+      if (ids[i] < 0) throw InputError(child_pointer(pp, i), "no rigid body is named '" + name + "'");
+    }
+    if (ids[0] == ids[1]) throw InputError(pp, "a pair needs two different bodies");
+    scene.excluded_pairs.emplace_back(std::min(ids[0], ids[1]), std::max(ids[0], ids[1]));
+  }
 }
 
 // `"sleep": true` (Box2D's and Jolt's defaults) or {"time", "linear", "angular"} (solvers/sleep.h)
@@ -444,6 +506,7 @@ SceneDef parse_scene(const nlohmann::json& doc, const std::filesystem::path& bas
   parse_bodies(top, scene, names);
   parse_generators(top, scene, names);
   detail::parse_soft_bodies(top, scene, names);
+  parse_exclude(doc, scene);
   detail::parse_joints(top, scene);
   detail::parse_actuators(top, scene);
   detail::check_solver_supports(scene);

@@ -182,6 +182,19 @@ JointDef parse_rigid_joint(ObjectReader& r, JointType type, std::size_t k, const
   } else if (r.has("axis")) {
     throw InputError(r.pointer_of("axis"), std::string("a ") + joint_type_name(type) + " joint has no axis");
   }
+  // the coordinate's load-time value and its damping, dry friction and armature (hinge, prismatic)
+  const bool coordinate = type == JointType::Hinge || type == JointType::Prismatic;
+  for (const char* key : {"position", "damping", "friction", "armature"})
+    if (!coordinate && r.has(key))
+      throw InputError(r.pointer_of(key), std::string("a ") + joint_type_name(type) + " joint has no " + key +
+                                              " (only hinge and prismatic)");
+  if (coordinate) {
+    using L = SceneLimits;
+    d.position = r.number("position", 0.0, Range::within(L::kLength, "rad or m"));
+    d.damping = r.number("damping", 0.0, Range::non_negative().capped(L::kStiffness, "N m s/rad or N s/m"));
+    d.friction = r.number("friction", 0.0, Range::non_negative().capped(L::kForce, "N m or N"));
+    d.armature = r.number("armature", 0.0, Range::non_negative().capped(L::kMass, "kg m^2 or kg"));
+  }
   if (const Json* lim = r.find("limits")) {
     const std::string ptr = r.pointer_of("limits");
     if (type != JointType::Hinge && type != JointType::Prismatic)
@@ -192,8 +205,9 @@ JointDef parse_rigid_joint(ObjectReader& r, JointType type, std::size_t k, const
     d.lo = as_number((*lim)[0], child_pointer(ptr, 0), coordinate);
     d.hi = as_number((*lim)[1], child_pointer(ptr, 1), coordinate);
     if (d.lo > d.hi) throw InputError(ptr, "expected limits with lo <= hi");
-    if (!(d.lo <= 0.0 && d.hi >= 0.0))
-      throw InputError(ptr, "the joint starts at 0 (its load-time pose), which must lie within [lo, hi]");
+    if (!(d.lo <= d.position && d.hi >= d.position))
+      throw InputError(ptr, "the joint starts at its \"position\" (" + show(d.position) +
+                                ", 0 unless given), which must lie within [lo, hi]");
     d.limited = true;
   }
   const Range compliance = Range::non_negative().capped(SceneLimits::kCompliance, "m/N or rad/(N m)");

@@ -216,7 +216,7 @@ VtkOutput::VtkOutput(std::filesystem::path dir, const World& world) : dir_(std::
   Aabb box;
   for (int i = 0; i < world.body_count(); ++i) {
     const int shape = world.model().shape[std::size_t(i)];
-    if (shapes[shape].type == ShapeType::Plane) continue;
+    if (shape < 0 || shapes[shape].type == ShapeType::Plane) continue;
     const BodyState b = world.body(i);
     box.grow(shapes.aabb(shape, Pose{b.position, b.orientation}, 0.0));
   }
@@ -228,7 +228,9 @@ VtkOutput::VtkOutput(std::filesystem::path dir, const World& world) : dir_(std::
   for (int i = 0; i < world.body_count(); ++i) {
     const BodyState b = world.body(i);
     const Vec3 local = Pose{b.position, b.orientation}.apply_inverse(center);
-    body_surface_.push_back(shape_surface(shapes, world.model().shape[std::size_t(i)], 16, std::max(3.0 * size, 2.0), local));
+    const int shape = world.model().shape[std::size_t(i)];
+    // a body without a shape has no surface (its pieces then have no points)
+    body_surface_.push_back(shape < 0 ? SurfaceMesh{} : shape_surface(shapes, shape, 16, std::max(3.0 * size, 2.0), local));
   }
   write_frame(world);
 }

@@ -12,6 +12,7 @@
 #include <coulomb/world.h>
 
 #include "scene_reader.h"
+#include "world_mass.h"
 #include <coulomb/assert.h>
 
 #include <tbb/task_arena.h>
@@ -35,98 +36,7 @@ double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-// Body frame (centre of mass, principal axes) of a shape's mass distribution, in the shape
-// frame, and the principal moments. Diagonal tensors keep the shape's own axes so that
-// primitives have identical shape and body frames.
-void principal_frame(const MassProperties& mp, Pose& body_in_shape, Vec3& moments) {
-  body_in_shape.p = mp.com;
-  const Mat3& I = mp.inertia;
-  const double off = std::abs(I(0, 1)) + std::abs(I(0, 2)) + std::abs(I(1, 2));
-  if (off <= 1e-12 * I.trace()) {
-    moments = I.diagonal();
-    body_in_shape.q = Quat::Identity();
-    return;
-  }
-  Eigen::SelfAdjointEigenSolver<Mat3> eig(I);
-  Mat3 R = eig.eigenvectors();
-  if (R.determinant() < 0) R.col(2) = -R.col(2);
-  moments = eig.eigenvalues();
-  body_in_shape.q = Quat(R).normalized();
-}
-
-// What a double-precision contact solve can simulate (issue 11: a mass of 1e-300 sank while
-// "converged", 1e305 gave null energies, inertia [1e-3, 1, 1] on a 1 m cube fell 17 m through the
-// floor). Rejected at load, so that `coulomb validate` says so with exit 2:
-//  - a mass outside [kMinMass, kMaxMass]: its impulses and energies leave the range where
-//    sums with unit-scale quantities keep any digit (and m v^2 overflows near 1e308);
-//  - principal moments that no mass distribution has: I_a + I_b < I_c (triangle inequality), or
-//    I_k > m rho_k^2 with rho_k the largest distance of the shape from axis k (the mass would
-//    have to lie outside the shape);
-//  - I_k < m rho_k^2 / kMaxInertiaRatio: a contact at distance rho_k from the axis then sees an
-//    effective mass kMaxInertiaRatio times below the body's own, a Delassus operator no
-//    iterative solver converges on in a step's budget. A uniform body has m rho^2 / I of 2.5
-//    (ball) to 3 (cube); a thin rod about its own axis 3 too.
-constexpr double kMinMass = 1e-15, kMaxMass = 1e15;  // (unit: kg)
-constexpr double kMaxInertiaRatio = 1e4;
-
 std::string number(double x) { return detail::show(x); }
-
-void check_simulable_mass(const SceneDef& scene, const BodyDef& d, const std::string& where, double mass,
-                          const Vec3& moments, const Pose& body_in_shape) {
-  const std::string body = "body '" + d.name + "'";
-  if (!std::isfinite(mass) || !moments.allFinite())
-    throw InputError(where, body + " has an infinite mass or inertia (density times volume overflows)");
-  if (mass < kMinMass || mass > kMaxMass)
-    throw InputError(where, body + " has a mass of " + number(mass) + " kg, outside the range [" + number(kMinMass) + ", " +
-                                number(kMaxMass) + "] kg that a double-precision contact solve can simulate");
-  const double sum = moments.sum();
-  for (int k = 0; k < 3; ++k)
-    if (moments[k] > sum - moments[k] + 1e-9 * sum)
-      throw InputError(where, body + " has principal moments [" + number(moments[0]) + ", " + number(moments[1]) + ", " +
-                                  number(moments[2]) + "] kg m^2 that break the triangle inequality I_a + I_b >= I_c: no "
-                                  "mass distribution has them");
-  // the shape's extent about each principal axis through the centre of mass (an upper bound)
-  const Aabb box = scene.shapes.aabb(d.shape, body_in_shape.inverse(), 0.0);
-  const Vec3 far = box.lo.cwiseAbs().cwiseMax(box.hi.cwiseAbs());
-  for (int k = 0; k < 3; ++k) {
-    const double rho2 = far[(k + 1) % 3] * far[(k + 1) % 3] + far[(k + 2) % 3] * far[(k + 2) % 3];
-    if (!std::isfinite(rho2)) continue;  // an unbounded shape: checked in check_finite_start
-    if (moments[k] > mass * rho2 * (1.0 + 1e-9))
-      throw InputError(where, body + ": moment " + number(moments[k]) + " kg m^2 about axis " + std::to_string(k) +
-                                  " is larger than any mass of " + number(mass) + " kg inside its shape can give (at most " +
-                                  number(mass * rho2) + ")");
-    if (moments[k] * kMaxInertiaRatio < mass * rho2)
-      throw InputError(where, body + ": moment " + number(moments[k]) + " kg m^2 about axis " + std::to_string(k) +
-                                  " is below m rho^2 / " + number(kMaxInertiaRatio) + " = " +
-                                  number(mass * rho2 / kMaxInertiaRatio) +
-                                  " kg m^2 (rho: the shape's extent about that axis); contacts on it would be too "
-                                  "ill-conditioned to solve");
-  }
-}
-
-// Everything a step starts from must be finite (issue 11: a 1e308 grid spacing, huge generator
-// boxes and infinite derived masses passed `validate` and failed at step 1 with exit 3).
-void check_finite_start(const SceneDef& scene, const BodyDef& d, const std::string& where, const Pose& body_world,
-                        const Vec3& v, const Vec3& w, double mass, const Vec3& moments) {
-  const std::string body = "body '" + d.name + "'";
-  if (!body_world.p.allFinite() || !body_world.q.coeffs().allFinite())
-    throw InputError(where, body + " has a non-finite position or orientation");
-  if (!(d.position.cwiseAbs().maxCoeff() <= SceneLimits::kLength))
-    throw InputError(where, body + " starts " + number(d.position.cwiseAbs().maxCoeff()) +
-                                " m from the origin along an axis, beyond the scene limit of " +
-                                number(SceneLimits::kLength) + " m for lengths");
-  if (!v.allFinite() || !w.allFinite()) throw InputError(where, body + " has a non-finite initial velocity");
-  const Aabb box = scene.shapes.aabb(d.shape, Pose{body_world.p, body_world.q}, 0.0);
-  if (scene.shapes[d.shape].type != ShapeType::Plane && (!box.lo.allFinite() || !box.hi.allFinite()))
-    throw InputError(where, body + " has a shape whose extent is not finite at its position");
-  if (d.fixed) return;
-  // the energies written at every step: they must start finite
-  const double kinetic = 0.5 * mass * v.squaredNorm() + 0.5 * moments.dot(w.cwiseAbs2());
-  const double potential = mass * scene.gravity.stableNorm() * body_world.p.cwiseAbs().maxCoeff();
-  if (!std::isfinite(kinetic) || !std::isfinite(potential))
-    throw InputError(where, body + " starts with a non-finite kinetic or potential energy (mass " + number(mass) +
-                                " kg at " + number(body_world.p.cwiseAbs().maxCoeff()) + " m from the origin along an axis)");
-}
 
 // Status::Error for step `step`. Building the message may itself run out of memory: then the
 // message is a short string that needs no allocation.
@@ -203,23 +113,7 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     Vec3 moments = Vec3::Zero();
     double mass = 0.0;
     if (!d.fixed && !d.kinematic) {
-      MassProperties mp;
-      try {
-        mp = mass_properties(scene_.shapes, d.shape, scene_.materials[std::size_t(d.material)].density);
-      } catch (const std::invalid_argument& e) {
-        throw InputError(where, "body '" + d.name + "': " + e.what());
-      }
-      if (d.mass) {
-        mp.inertia *= *d.mass / mp.mass;
-        mp.mass = *d.mass;
-      }
-      principal_frame(mp, body_in_shape, moments);
-      if (d.inertia) moments = *d.inertia;  // principal moments about the shape's own axes
-      if (d.inertia) body_in_shape.q = Quat::Identity();
-      mass = mp.mass;
-      if (!(mass > 0.0) || !(moments.array() > 0.0).all())
-        throw InputError(where, "body '" + d.name + "' has no positive mass or inertia");
-      check_simulable_mass(scene_, d, where, mass, moments, body_in_shape);
+      detail::body_mass(scene_, d, where, mass, moments, body_in_shape);
     }
     model_.add(d.name, d.shape, d.material, d.fixed || d.kinematic, mass, moments, body_in_shape.inverse());
     model_.kinematic[i] = d.kinematic ? 1 : 0;
@@ -230,7 +124,7 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
       state_.w[i] = d.angular_velocity;
       state_.v[i] = d.velocity + d.angular_velocity.cross(body_world.p - shape_world.p);
     }
-    check_finite_start(scene_, d, where, body_world, state_.v[i], state_.w[i], mass, moments);
+    detail::check_finite_start(scene_, d, where, body_world, state_.v[i], state_.w[i], mass, moments);
     if (d.kinematic && scene_.sleep.enabled)
       throw InputError(where, "body '" + d.name + "' is kinematic: sleeping islands (\"sleep\") do not watch kinematic "
                                 "bodies, so one could move into a sleeping pile without waking it; turn sleep off");
@@ -248,6 +142,14 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
   bound_radius_.resize(nb);
   shape_radius_.assign(nb, 0.0);
   for (std::size_t i = 0; i < nb; ++i) {
+    if (model_.shape[i] < 0) {
+      // no shape: its size, for the checks that scale with it (a joint's tear, the health
+      // check), is its radius of gyration about its weakest axis or its shape frame's distance
+      // from the centre of mass (an imported link's frame sits at its joint), the larger
+      const double gyration = model_.fixed[i] ? 0.0 : std::sqrt(model_.inertia[i].maxCoeff() / model_.mass[i]);
+      bound_radius_[i] = std::max(gyration, model_.shape_in_body[i].p.norm());
+      continue;
+    }
     const Aabb own = scene_.shapes.aabb(model_.shape[i], Pose(), 0.0);  // infinite for a plane
     shape_radius_[i] = own.lo.cwiseAbs().cwiseMax(own.hi.cwiseAbs()).norm();
     if (model_.fixed[i]) continue;
@@ -277,16 +179,26 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     }
     double mass = 0.0;
     for (double m : soft_.back().mass) mass += m;
-    if (!(mass >= kMinMass && mass <= kMaxMass))
+    if (!(mass >= detail::kMinMass && mass <= detail::kMaxMass))
       throw InputError(ptr, "soft body '" + d.name + "' has a mass of " + number(mass) + " kg, outside the range [" +
-                                number(kMinMass) + ", " + number(kMaxMass) +
+                                number(detail::kMinMass) + ", " + number(detail::kMaxMass) +
                                 "] kg that a double-precision contact solve can simulate");
     d.mesh = TetMesh{};  // the World's copy is the soft body's
   }
   // bodies joined by a joint do not collide unless it says so (drop_jointed_contacts)
+  // and the pairs of collision.exclude
   for (const JointDef& d : scene_.joints)
     if (d.b >= 0 && !d.collide) jointed_pairs_.emplace_back(std::min(d.a, d.b), std::max(d.a, d.b));
+  std::sort(scene_.excluded_pairs.begin(), scene_.excluded_pairs.end());
+  jointed_pairs_.insert(jointed_pairs_.end(), scene_.excluded_pairs.begin(), scene_.excluded_pairs.end());
   std::sort(jointed_pairs_.begin(), jointed_pairs_.end());
+  jointed_pairs_.erase(std::unique(jointed_pairs_.begin(), jointed_pairs_.end()), jointed_pairs_.end());
+  // the collision filter (contype, conaffinity), handed to detection only when some body needs it
+  for (const BodyDef& d : scene_.bodies) {
+    contype_.push_back(d.contype);
+    conaffinity_.push_back(d.conaffinity);
+    filtered_ = filtered_ || d.shape < 0 || d.contype != 1 || d.conaffinity != 1;
+  }
   if (scene_.sleep.enabled) sleep_.resize(int(nb));
   still_ = model_.fixed;
   // overlaps at load: refused, reported or pushed apart before the joints and attachments take
@@ -310,6 +222,11 @@ World::World(SceneDef scene, WorldSettings settings) : scene_(std::move(scene)),
     j.axis_b = pb.q.conjugate() * d.axis;
     j.u1_b = pb.q.conjugate() * (pa.q * j.u1_a);
     j.rel = pa.q.conjugate() * pb.q;
+    j.reference = d.position;
+    j.angle_ref = d.position;
+    j.damping = d.damping;
+    j.armature = d.armature;
+    j.friction = d.friction;
     j.limited = d.limited;
     j.lo = d.lo;
     j.hi = d.hi;
@@ -382,6 +299,10 @@ DetectInput World::posed_input(std::vector<Pose>& poses) {
   in.shape_pose = &poses;
   in.is_static = still() ? &still_ : &model_.fixed;  // pairs of two resting bodies are skipped
   in.excluded_pairs = &jointed_pairs_;
+  if (filtered_) {
+    in.contype = &contype_;
+    in.conaffinity = &conaffinity_;
+  }
   in.envelope = scene_.envelope;
   return in;
 }
@@ -448,7 +369,8 @@ void World::assemble_joints() {
   BlockRows rows;
   for (const JointConstraint& j : joints_) {
     joint_rows(c, j, rows);
-    problem_.joints.add_joint(j.a, j.b, rows, u_free_, scene_.dt, j.driven ? rows.rows - 1 : -1);
+    const int coordinate = j.coordinate_rows();
+    problem_.joints.add_joint(j.a, j.b, rows, u_free_, scene_.dt, coordinate > 0 ? rows.rows - coordinate : -1);
   }
   problem_.joints.finalize(problem_.inv_mass, problem_.inv_inertia);
   // every joint keeps its rows from step to step, so last step's impulses match row by row

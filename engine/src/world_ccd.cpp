@@ -38,6 +38,11 @@ void World::ccd_clamp() {
   in.pose0 = &shape0;
   in.pose1 = &shape1;
   in.is_static = &model_.fixed;
+  if (filtered_) {
+    in.contype = &contype_;
+    in.conaffinity = &conaffinity_;
+  }
+  in.excluded_pairs = &scene_.excluded_pairs;  // sorted by the constructor
   std::vector<RigidCcdHit> hits;
   rigid_ccd(in, hits);
   for (const RigidCcdHit& h : hits) {

@@ -13,8 +13,22 @@
 //     which is the drive row (velocity level: C' + C_row / h + compliance lambda / h^2 = 0) with
 //         target = command + c / (k h + c) (coordinate - command),   compliance = h / (k h + c),
 //     both at the configuration where the rows are evaluated. k = infinity is a rigid servo;
-//     a velocity motor is the rigid row with target = coordinate + h v. Large gains stay stable
-//     at any step (Catto, "Soft constraints", GDC 2011; MuJoCo's position actuator).
+//     a velocity motor is the rigid row with target = coordinate + h v, and with a damping c the
+//     same target with compliance h / c (f = -c (C' - v)). Large gains stay stable at any step
+//     (Catto, "Soft constraints", GDC 2011; MuJoCo's position actuator).
+//   - a gear g (MuJoCo's joint transmission, actuator length g q) turns the actuator's units
+//     into the joint's: a position command x targets q = x / g, a velocity command v q' = v / g,
+//     stiffness k and damping c act as k g^2 and c g^2, an actuator force F as g F on the joint
+//     (so max_effort bounds the joint's force by |g| max_effort), and the effort reported is F.
+//   - max_velocity: a velocity command is clamped to it; an effort actuator's force and a servo's
+//     row bound lose the side that pushes the joint further while |l'| >= max_velocity in that
+//     direction, with l' = g q' at the step's start.
+// A joint's damping c and armature a are one more row of the same form (constraints.h): the
+// implicit force f = -c q'_new - a (q'_new - q'_old) / h is, with lambda = f h,
+//     q'_new - a q'_old / (a + c h) + lambda / (a + c h) = 0,
+// the row with target = coordinate + h a q'_old / (a + c h) and compliance h^2 / (a + c h) (the
+// servo's formula above with k = 0 is this with a = 0). Its dry friction is the rigid row
+// q'_new = 0 (target = coordinate) with the force bound +-friction.
 #include <coulomb/error.h>
 #include <coulomb/world.h>
 
@@ -48,6 +62,28 @@ Vec6 velocity_of(const RigidState& s, int body) {
 
 Quat orientation_of(const RigidState& s, int body) { return body >= 0 ? s.q[std::size_t(body)] : Quat::Identity(); }
 
+// a command clamped into ctrl_range, and a velocity command to +-max_velocity (actuator units)
+double clamp_command(const ActuatorDef& a, double value) {
+  value = std::clamp(value, a.ctrl_lo, a.ctrl_hi);
+  if (a.type == ActuatorType::Velocity) value = std::clamp(value, -a.max_velocity, a.max_velocity);
+  return value;
+}
+
+// the coordinate's rate q' from the bodies' velocities
+double coordinate_rate(const RigidState& s, const JointCoordinate& q, const JointConstraint& j) {
+  return q.J_a.dot(velocity_of(s, j.a)) + q.J_b.dot(velocity_of(s, j.b));
+}
+
+// +1 (-1) when the actuator may not push its joint's coordinate up (down): its length's rate
+// g q' has reached max_velocity that way; 0 otherwise
+int speed_limited(const ActuatorDef& a, double rate) {
+  if (!(a.max_velocity < kInfinity)) return 0;
+  const double l = a.gear * rate;  // the actuator's length rate
+  if (l >= a.max_velocity) return a.gear > 0.0 ? 1 : -1;
+  if (l <= -a.max_velocity) return a.gear > 0.0 ? -1 : 1;
+  return 0;
+}
+
 }  // namespace
 
 Configuration World::rigid_configuration(const RigidState& s) {
@@ -66,7 +102,7 @@ void World::init_control() {
   control_.vertex_force.assign(ns, {});
   control_.vertex_step_force.assign(ns, {});
   control_.commanded.assign(na, 0);
-  for (const ActuatorDef& a : scene_.actuators) control_.command.push_back(a.command);
+  for (const ActuatorDef& a : scene_.actuators) control_.command.push_back(clamp_command(a, a.command));
   load_.assign(nb, Vec6::Zero());
   vertex_load_.assign(ns, {});
   actuator_effort_.assign(na, 0.0);
@@ -75,8 +111,10 @@ void World::init_control() {
     const ActuatorDef& d = scene_.actuators[a];
     if (d.type == ActuatorType::Effort) continue;
     joint_drive_[std::size_t(d.joint)] = int(a);
-    joints_[std::size_t(d.joint)].driven = true;
-    joints_[std::size_t(d.joint)].drive_max_force = d.max_effort;
+    JointConstraint& j = joints_[std::size_t(d.joint)];
+    j.driven = true;
+    j.drive_hi = std::abs(d.gear) * d.max_effort;
+    j.drive_lo = -j.drive_hi;
   }
   observe_joints(false);
 }
@@ -231,7 +269,7 @@ void World::set_command(int id, double value) {
   if (!std::isfinite(value))
     throw std::invalid_argument("World::set_command: the command of actuator '" + scene_.actuators[std::size_t(id)].name +
                                 "' must be finite");
-  control_.command[std::size_t(id)] = value;
+  control_.command[std::size_t(id)] = clamp_command(scene_.actuators[std::size_t(id)], value);
   control_.commanded[std::size_t(id)] = 1;
   const JointConstraint& j = joints_[std::size_t(scene_.actuators[std::size_t(id)].joint)];
   for (const int body : {j.a, j.b})  // a command must wake the joint's island to act
@@ -260,7 +298,7 @@ void World::apply_commands() {
   const double t = double(step_ + 1) * scene_.dt;  // a schedule gives the target at the step's end
   for (std::size_t a = 0; a < scene_.actuators.size(); ++a) {
     const ActuatorDef& d = scene_.actuators[a];
-    if (!control_.commanded[a] && !d.schedule.empty()) control_.command[a] = schedule_value(d.schedule, t);
+    if (!control_.commanded[a] && !d.schedule.empty()) control_.command[a] = clamp_command(d, schedule_value(d.schedule, t));
   }
   for (std::size_t i = 0; i < load_.size(); ++i) load_[i] = control_.wrench[i] + control_.step_wrench[i];
   for (std::size_t s = 0; s < soft_.size(); ++s) {
@@ -276,12 +314,16 @@ void World::apply_commands() {
   for (std::size_t a = 0; a < scene_.actuators.size(); ++a) {
     const ActuatorDef& d = scene_.actuators[a];
     if (d.type != ActuatorType::Effort) continue;
-    const double tau = std::clamp(control_.command[a], -d.max_effort, d.max_effort);
-    actuator_effort_[a] = tau;
+    double force = std::clamp(control_.command[a], -d.max_effort, d.max_effort);  // actuator units
     const JointConstraint& j = joints_[std::size_t(d.joint)];
     const JointCoordinate q = joint_coordinate(c, j);
-    if (j.a >= 0) load_[std::size_t(j.a)] += q.J_a * tau;
-    if (j.b >= 0) load_[std::size_t(j.b)] += q.J_b * tau;
+    const double tau = d.gear * force;  // on the joint
+    const int limited = speed_limited(d, coordinate_rate(state_, q, j));
+    if (limited * tau > 0.0) force = 0.0;
+    actuator_effort_[a] = force;
+    if (force == 0.0) continue;
+    if (j.a >= 0) load_[std::size_t(j.a)] += q.J_a * (d.gear * force);
+    if (j.b >= 0) load_[std::size_t(j.b)] += q.J_b * (d.gear * force);
   }
 }
 
@@ -289,22 +331,36 @@ void World::actuate_drives() {
   const Configuration c = rigid_configuration(state_);
   const double h = scene_.dt;
   for (std::size_t j = 0; j < joints_.size(); ++j) {
+    JointConstraint& jc = joints_[j];
     const int a = joint_drive_[j];
+    if (a < 0 && !jc.damped() && !(jc.friction > 0.0)) continue;
+    const JointCoordinate q = joint_coordinate(c, jc);
+    const double coordinate = q.value;
+    if (jc.damped()) {  // f = -c q'_new - a (q'_new - q'_old) / h (file comment)
+      const double s = jc.armature + jc.damping * h;
+      jc.damping_target = coordinate + h * jc.armature * coordinate_rate(state_, q, jc) / s;
+      jc.damping_compliance = h * h / s;
+    }
+    jc.friction_target = coordinate;  // q'_new = 0
     if (a < 0) continue;
     const ActuatorDef& d = scene_.actuators[std::size_t(a)];
-    JointConstraint& jc = joints_[j];
-    const double command = control_.command[std::size_t(a)];
-    const double coordinate = joint_coordinate(c, jc).value;
+    const double g = d.gear, command = control_.command[std::size_t(a)] / g;  // in the joint's units
     if (d.type == ActuatorType::Velocity) {
       jc.drive_target = coordinate + h * command;
-      jc.drive_compliance = 0.0;
+      jc.drive_compliance = d.damping > 0.0 ? h / (d.damping * g * g) : 0.0;
     } else if (std::isinf(d.stiffness)) {
       jc.drive_target = command;
       jc.drive_compliance = 0.0;
     } else {
-      const double s = d.stiffness * h + d.damping;
-      jc.drive_target = command + d.damping / s * (coordinate - command);
+      const double k = d.stiffness * g * g, damping = d.damping * g * g;
+      const double s = k * h + damping;
+      jc.drive_target = command + damping / s * (coordinate - command);
       jc.drive_compliance = h / s;
+    }
+    if (d.type != ActuatorType::Velocity && d.max_velocity < kInfinity) {
+      const int limited = speed_limited(d, coordinate_rate(state_, q, jc));
+      jc.drive_hi = limited > 0 ? 0.0 : std::abs(g) * d.max_effort;
+      jc.drive_lo = limited < 0 ? 0.0 : -std::abs(g) * d.max_effort;
     }
   }
 }
@@ -328,21 +384,22 @@ void World::observe_joints(bool reactions) {
     js.rotation = (orientation_of(state_, j.b).conjugate() * orientation_of(state_, j.a) * j.rel).normalized();
     js.angular_velocity = ua.tail<3>() - ub.tail<3>();
     if (!reactions) continue;
-    // the impulse of the joint's rows on body a, without the drive row (the last one)
+    // the impulse of the joint's rows on body a, without its coordinate rows (drive, damping,
+    // friction: the last ones)
     const int drive = joint_drive_[k];
     Vec6 impulse = Vec6::Zero();
     double drive_impulse = 0.0;
     if (solver_->kind == ProblemKind::Velocity) {
       const JointRows& J = problem_.joints;
       if (J.count() != joint_count() || solution_.joint_lambda.size() != std::size_t(J.rows())) continue;
-      const int r0 = J.row_start[k], n = J.rows_of(int(k)) - (drive >= 0 ? 1 : 0);
+      const int r0 = J.row_start[k], n = J.rows_of(int(k)) - j.coordinate_rows();
       for (int r = r0; r < r0 + n; ++r) impulse += J.J_a[std::size_t(r)] * solution_.joint_lambda[std::size_t(r)];
       if (drive >= 0) drive_impulse = solution_.joint_lambda[std::size_t(r0 + n)];
     } else {
       if (pproblem_.joint_impulse.size() != joints_.size()) continue;
       const JointImpulse& P = pproblem_.joint_impulse[k];
       joint_rows(c, j, rows);
-      const int n = rows.rows - (drive >= 0 ? 1 : 0);
+      const int n = rows.rows - j.coordinate_rows();
       for (int d = 0; d < rows.dofs; ++d) {
         if (rows.dof[std::size_t(d)] != j.a) continue;
         for (int r = 0; r < n; ++r) impulse += rows.J.block<1, 6>(r, 6 * d).transpose() * P[r];
@@ -353,7 +410,7 @@ void World::observe_joints(bool reactions) {
     const Vec3 torque_com = impulse.tail<3>() / h;
     const Vec3 anchor = state_.x[std::size_t(j.a)] + state_.q[std::size_t(j.a)] * j.anchor_a;
     js.torque = torque_com + (state_.x[std::size_t(j.a)] - anchor).cross(js.force);  // about the anchor
-    if (drive >= 0) actuator_effort_[std::size_t(drive)] = drive_impulse / h;
+    if (drive >= 0) actuator_effort_[std::size_t(drive)] = drive_impulse / h / scene_.actuators[std::size_t(drive)].gear;
   }
 }
 

@@ -189,7 +189,7 @@ StepResult World::check_health() {
   std::size_t others = 0;
   for (int i = 0; i < model_.size(); ++i) {
     const auto k = std::size_t(i);
-    if (!model_.fixed[k] || model_.kinematic[k]) continue;
+    if (!model_.fixed[k] || model_.kinematic[k] || model_.shape[k] < 0) continue;
     const ShapeType t = scene_.shapes.shapes[std::size_t(model_.shape[k])].type;
     if (t == ShapeType::Plane || t == ShapeType::Sphere || t == ShapeType::Box || t == ShapeType::Convex) {
       solids.push_back(i);
@@ -198,8 +198,19 @@ StepResult World::check_health() {
   }
   constexpr std::size_t kMaxSolidPairs = 1'000'000;
   const bool many = others * (std::size_t(model_.size()) + soft_.size()) > kMaxSolidPairs;
+  // a rigid body that cannot collide with a solid (no shape, the collision filter, a pair of
+  // collision.exclude) may lie inside it
+  const auto may_touch = [&](int body, int solid) {
+    if (body < 0) return true;
+    const auto b = std::size_t(body), f = std::size_t(solid);
+    if (model_.shape[b] < 0) return false;
+    if ((contype_[b] & conaffinity_[f]) == 0 && (contype_[f] & conaffinity_[b]) == 0) return false;
+    const auto& excluded = scene_.excluded_pairs;  // sorted by the constructor
+    return !std::binary_search(excluded.begin(), excluded.end(), std::pair(std::min(body, solid), std::max(body, solid)));
+  };
   const auto inside = [&](const Vec3& point, double radius, const std::string& what, int body) {
     for (int s : solids) {
+      if (!may_touch(body, s)) continue;
       const Shape& shape = scene_.shapes.shapes[std::size_t(model_.shape[std::size_t(s)])];
       if (many && shape.type != ShapeType::Plane) continue;
       const double d = depth_inside(shape, shape_pose(model_, state_, s), point);

@@ -118,6 +118,7 @@ StepResult World::run_position_stages() {
     for (int i = 0; i < model_.size(); ++i) {
       std::vector<Vec3> local;
       std::vector<std::array<int, 3>> faces;
+      if (model_.shape[std::size_t(i)] < 0) continue;  // no shape: collides with nothing
       shape_triangles(scene_.shapes, model_.shape[std::size_t(i)], local, faces);
       if (faces.empty()) continue;
       const Pose pose = shape_pose(model_, state_, i);

@@ -101,7 +101,7 @@ void World::set_state(const State& s) {
   }
   cache_ = s.contact_cache;
   joint_cache_ = s.joint_cache;
-  for (std::size_t j = 0; j < joints_.size(); ++j) joints_[j].angle_ref = s.joint_angle.empty() ? 0.0 : s.joint_angle[j];
+  for (std::size_t j = 0; j < joints_.size(); ++j) joints_[j].angle_ref = s.joint_angle.empty() ? joints_[j].reference : s.joint_angle[j];
   if (s.control.empty()) {  // a State without control: no loads, the scene's commands
     init_control();
   } else {

@@ -114,6 +114,7 @@ void CrMlcp::linearise(const Vec* vstar) {
       row.contact = contact;
       row.value = b.value[r];
       row.D = b.compliance(r, r) / (h_ * h_);
+      if (row.kind == RowKind::Actuator) row.lo = b.lo[r] * h_, row.hi = b.hi[r] * h_;
       row.e0 = int(col_.size());
       double Jv_fixed = 0.0, Jv_star = 0.0;
       for (int d = 0; d < b.dofs; ++d) {
@@ -173,7 +174,8 @@ void CrMlcp::linearise(const Vec* vstar) {
     for (int r = 0; r < m_; ++r)
       if (rows_[std::size_t(r)].kind == RowKind::Bilateral || rows_[std::size_t(r)].kind == RowKind::Actuator)
         active_[std::size_t(r)] = 1;
-    saturated_.assign(p_.joints.size(), 0.0);
+    saturated_.assign(std::size_t(m_), 0.0);
+    at_bound_.assign(std::size_t(m_), 0);
   }
   precompute_S();
 }
@@ -306,7 +308,7 @@ void CrMlcp::constraint_residual(const Vec& y, const Vec& ru, Vec& r) const {
   }
   // and a saturated drive's
   for (std::size_t k = 0; k < saturated_.size(); ++k)
-    if (saturated_[k] != 0.0) row_axpy(joint_end_row(k) - 1, saturated_[k], r);
+    if (saturated_[k] != 0.0) row_axpy(int(k), saturated_[k], r);
 }
 
 void CrMlcp::recompute(const Vec& y) {
@@ -374,8 +376,8 @@ void CrMlcp::store(const Vec& y) {
   for (std::size_t k = 0; k < p_.joints.size(); ++k) {
     const int r0 = joint_row_[k], r1 = joint_end_row(k);
     p_.joint_impulse[k].setZero();
-    for (int r = r0; r < r1 && r - r0 < kMaxBlockRows; ++r) p_.joint_impulse[k][r - r0] = y[n_ + r];
-    if (saturated_[k] != 0.0) p_.joint_impulse[k][r1 - 1 - r0] = saturated_[k];
+    for (int r = r0; r < r1 && r - r0 < kMaxBlockRows; ++r)
+      p_.joint_impulse[k][r - r0] = at_bound_[std::size_t(r)] ? saturated_[std::size_t(r)] : y[n_ + r];
   }
 }
 

@@ -137,26 +137,35 @@ bool CrMlcp::evaluate_constraints(const Vec& yc) {
         changed = true;
       }
     }
-  // bounded drives (RowKind::Actuator), as Algorithm 2 treats friction's bound: a drive whose
-  // impulse passes +-F h leaves the active set with that impulse on the right-hand side, and
-  // comes back once its row, with that impulse, asks for no more (the residual's sign turns)
-  for (std::size_t k = 0; k < saturated_.size(); ++k) {
-    if (!bounded_drive(k)) continue;
-    const int r = joint_end_row(k) - 1;
-    const double bound = p_.joints[k].drive_max_force * h_;
-    double& at = saturated_[k];
-    if (active(r) && std::abs(y[n_ + r]) > bound) {
-      at = std::copysign(bound, y[n_ + r]);
-      active_[std::size_t(r)] = 0;
-      y[n_ + r] = 0.0;
-      changed = true;
-    } else if (!active(r) && at != 0.0 && at * (gap_rate(r, y) + rows_[std::size_t(r)].D * at) >= 0.0) {
-      active_[std::size_t(r)] = 1;
-      y[n_ + r] = at;
-      at = 0.0;
-      changed = true;
+  // a joint's bounded rows (RowKind::Actuator: drives, joint friction), as Algorithm 2 treats
+  // friction's bound: a row whose impulse leaves [lo h, hi h] leaves the active set with the
+  // bound's impulse on the right-hand side, and comes back once its row, with that impulse, asks
+  // for no more (the residual's sign turns: at the upper bound it wants a smaller impulse while
+  // the residual is negative)
+  for (std::size_t k = 0; k < joint_row_.size(); ++k)
+    for (int r = joint_row_[k]; r < joint_end_row(k); ++r) {
+      const Row& row = rows_[std::size_t(r)];
+      if (row.kind != RowKind::Actuator) continue;
+      double& at = saturated_[std::size_t(r)];
+      std::uint8_t& bound = at_bound_[std::size_t(r)];
+      const double l = y[n_ + r];
+      if (active(r) && (l > row.hi || l < row.lo)) {
+        at = l > row.hi ? row.hi : row.lo;
+        bound = l > row.hi ? 1 : 2;
+        active_[std::size_t(r)] = 0;
+        y[n_ + r] = 0.0;
+        changed = true;
+      } else if (!active(r) && bound != 0) {
+        const double residual = gap_rate(r, y) + row.D * at;
+        if (bound == 1 ? residual >= 0.0 : residual <= 0.0) {
+          active_[std::size_t(r)] = 1;
+          y[n_ + r] = at;
+          at = 0.0;
+          bound = 0;
+          changed = true;
+        }
+      }
     }
-  }
   return changed;
 }
 
@@ -262,6 +271,8 @@ bool CrMlcp::new_collisions() {
   const int old_nc = int(contacts_.size()), old_m = m_, added = int(found.size());
   const Vec y_old = y_;
   const std::vector<char> active_old = active_;
+  const std::vector<double> saturated_old = saturated_;
+  const std::vector<std::uint8_t> at_bound_old = at_bound_;
   for (ContactConstraint& c : found) {
     for (ConstraintSide* s : {&c.a, &c.b})
       if (s->is_rigid() && !s->body_frame) {
@@ -278,10 +289,14 @@ bool CrMlcp::new_collisions() {
   y_ = Vec::Zero(n_ + m_);
   y_.head(n_) = v;
   active_.assign(std::size_t(m_), 0);
+  saturated_.assign(std::size_t(m_), 0.0);
+  at_bound_.assign(std::size_t(m_), 0);
   for (int r = 0; r < old_m; ++r) {
     const int to = r < 3 * old_nc ? r : r + 3 * added;
     y_[n_ + to] = y_old[n_ + r];
     active_[std::size_t(to)] = active_old[std::size_t(r)];
+    saturated_[std::size_t(to)] = saturated_old[std::size_t(r)];
+    at_bound_[std::size_t(to)] = at_bound_old[std::size_t(r)];
   }
   ru_ = sys_.b - sys_.A * v;
   return true;

@@ -30,6 +30,7 @@ struct Row {
   double value = 0.0;  // C at the linearisation point
   // unilateral rows: the value an active row moves C to over the step (CrMlcp::linearise)
   double want = 0.0;
+  double lo = 0.0, hi = 0.0;  // RowKind::Actuator rows: the impulse bounds, force bounds times h
   int e0 = 0, e1 = 0;  // entries
 };
 
@@ -113,13 +114,14 @@ class CrMlcp {
   std::vector<Vec6> J_;
   std::vector<char> active_;
   std::vector<int> contact_row_, joint_row_, attachment_row_;  // first row of each block
-  // (joints) a bounded drive at its bound (RowKind::Actuator): its impulse +-F h, which leaves the
-  // system for the right-hand side as kinetic friction's does; 0 while the row is active
+  // (rows) a joint's bounded row at its bound (RowKind::Actuator: a drive, a joint's friction):
+  // its impulse, the bound, which leaves the system for the right-hand side as kinetic
+  // friction's does; 0 while the row is active
   std::vector<double> saturated_;
-  int joint_end_row(std::size_t k) const {  // one past joint k's last row (its drive row is the last)
+  std::vector<std::uint8_t> at_bound_;  // (rows) 1 while saturated_ holds the row's impulse
+  int joint_end_row(std::size_t k) const {  // one past joint k's last row
     return k + 1 < joint_row_.size() ? joint_row_[k + 1] : (attachment_row_.empty() ? m_ : attachment_row_[0]);
   }
-  bool bounded_drive(std::size_t k) const { return p_.joints[k].driven && p_.joints[k].drive_max_force < kInfinity; }
   std::vector<ContactState> cs_;
   std::vector<Vec3> x_, px_;
   std::vector<Quat> q_;

@@ -139,3 +139,18 @@ def test_commands_that_blow_up_end_with_a_simulation_error_naming_the_body():
         w.run(100)
     assert e.value.body in ("cart", "pole")  # the first past the limit
     assert "spins" in str(e.value) or "moves" in str(e.value)
+
+
+def test_commands_are_clamped_into_ctrl_range_and_geared():
+    # a shapeless link (its inertial only) on a hinge; a geared effort actuator with a ctrl_range
+    scene = box_scene(gravity=0.0)
+    scene["bodies"].append({"name": "link", "mass": 1.0, "inertia": [0.1, 0.1, 0.1, 0.0, 0.0, 0.0], "position": [0, 0, 2]})
+    scene["joints"] = [{"name": "hinge", "type": "hinge", "a": "link", "b": None, "anchor": [0, 0, 2], "axis": [0, 0, 1],
+                        "damping": 0.0}]
+    scene["actuators"] = [{"name": "m", "type": "effort", "joint": "hinge", "gear": 2.0, "ctrl_range": [-0.5, 0.5]}]
+    w = coulomb.World(scene)
+    w.commands = [3.0]
+    assert w.commands[0] == 0.5
+    w.run(10)
+    assert w.actuator_efforts[0] == 0.5  # the actuator's force; the joint got gear times it
+    assert w.joint_velocities[0] == pytest.approx(2.0 * 0.5 / 0.1 * w.time, rel=1e-9)

@@ -2,6 +2,7 @@
 #include "bullet_world.h"
 
 #include <BulletCollision/CollisionDispatch/btManifoldResult.h>
+#include <BulletCollision/CollisionShapes/btEmptyShape.h>
 #include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
 #include <BulletCollision/Gimpact/btGImpactShape.h>
 #include <BulletDynamics/ConstraintSolver/btFixedConstraint.h>
@@ -86,16 +87,37 @@ BulletWorld::BulletWorld(const coulomb::SceneDef& scene, const coulomb::RigidMod
   info.m_numIterations = settings.iterations;
   if (settings.two_friction_directions) info.m_solverMode |= SOLVER_USE_2_FRICTION_DIRECTIONS;
 
+  // what the Bullet world does not model is refused, not ignored
+  if (!scene.excluded_pairs.empty())
+    throw coulomb::InputError("/collision/exclude", "the Bullet world does not model excluded pairs");
+  for (std::size_t k = 0; k < scene.bodies.size(); ++k)
+    if (scene.bodies[k].contype != 1 || scene.bodies[k].conaffinity != 1)
+      throw coulomb::InputError(scene.bodies[k].pointer.empty() ? "/bodies/" + std::to_string(k) : scene.bodies[k].pointer,
+                                "the Bullet world does not model contype and conaffinity");
+  for (std::size_t k = 0; k < scene.joints.size(); ++k) {
+    const coulomb::JointDef& d = scene.joints[k];
+    if (d.position != 0.0 || d.damping != 0.0 || d.friction != 0.0 || d.armature != 0.0)
+      throw coulomb::InputError("/joints/" + std::to_string(k), "joint '" + d.name +
+                                                                   "': the Bullet world does not model a joint's position, "
+                                                                   "damping, friction or armature");
+  }
+  for (const coulomb::ActuatorDef& d : scene.actuators)
+    if (d.gear != 1.0 || d.ctrl_lo > -coulomb::kInfinity || d.ctrl_hi < coulomb::kInfinity || d.max_velocity < coulomb::kInfinity)
+      throw coulomb::InputError(d.pointer, "actuator '" + d.name +
+                                               "': the Bullet world does not model gear, ctrl_range or max_velocity");
+
   for (int i = 0; i < model.size(); ++i) {
     const auto k = std::size_t(i);
     const bool fixed = model.fixed[k] != 0;
-    btCollisionShape* s = shape(model.shape[k], model.shape_in_body[k], fixed);
+    // a body without a shape: an empty one that takes part in no contact
+    btCollisionShape* s = model.shape[k] < 0 ? empty_shape() : shape(model.shape[k], model.shape_in_body[k], fixed);
     btRigidBody::btRigidBodyConstructionInfo ci(fixed ? 0.0 : model.mass[k], nullptr, s,
                                                 fixed ? btVector3(0, 0, 0) : bt(model.inertia[k]));
     ci.m_startWorldTransform = bt(initial.body_pose(i));
     auto body = std::make_unique<btRigidBody>(ci);
     body->setUserIndex(i);
     body->setUserPointer(this);
+    if (model.shape[k] < 0) body->setCollisionFlags(body->getCollisionFlags() | btCollisionObject::CF_NO_CONTACT_RESPONSE);
     if (!fixed) {
       body->setLinearVelocity(bt(initial.v[k]));
       body->setAngularVelocity(bt(initial.w[k]));
@@ -254,6 +276,13 @@ template <class T, class... Args>
 T* BulletWorld::keep(Args&&... args) {
   auto p = std::make_unique<T>(std::forward<Args>(args)...);
   T* raw = p.get();
+  shapes_.push_back(std::move(p));
+  return raw;
+}
+
+btCollisionShape* BulletWorld::empty_shape() {
+  auto p = std::make_unique<btEmptyShape>();
+  btCollisionShape* raw = p.get();
   shapes_.push_back(std::move(p));
   return raw;
 }

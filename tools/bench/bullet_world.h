@@ -89,6 +89,7 @@ class BulletWorld {
 
  private:
   btCollisionShape* shape(int id, const coulomb::Pose& frame, bool is_static);
+  btCollisionShape* empty_shape();  // for a body without a shape
   btCollisionShape* primitive(const coulomb::Shape& s);
   btCollisionShape* mesh(const coulomb::TriMesh& m, const coulomb::Pose& frame, bool is_static);
   template <class T, class... Args>

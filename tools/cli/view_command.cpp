@@ -257,10 +257,13 @@ ViewResult write_replay(const ViewArgs& a) {
     throw InputError(gfile, "shapes, bodies, soft_bodies and materials must be arrays");
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const Json& b = bodies[i];
-    if (!b.is_object() || !b.contains("shape") || !b["shape"].is_number_integer() || b["shape"].get<long>() < 0 ||
-        b["shape"].get<std::size_t>() >= shapes.size() || !b.contains("name"))
+    // shape null: a body without one (scenes/README.md)
+    const bool shape_ok = b.is_object() && b.contains("shape") &&
+                          (b["shape"].is_null() || (b["shape"].is_number_integer() && b["shape"].get<long>() >= 0 &&
+                                                    b["shape"].get<std::size_t>() < shapes.size()));
+    if (!shape_ok || !b.contains("name"))
       throw InputError(gfile + "/bodies/" + std::to_string(i), "expected a name and a shape index below " +
-                                                                   std::to_string(shapes.size()));
+                                                                   std::to_string(shapes.size()) + " (or null)");
   }
   const Json joints = geometry.value("joints", Json::array());
   for (std::size_t i = 0; i < (joints.is_array() ? joints.size() : 0); ++i) {

@@ -124,7 +124,7 @@ function start() {
     if (sel.kind === 'rigid') {
       const b = meta.bodies[sel.index], nb = meta.bodies.length, P = arrays.poses;
       const p = view.pose.subarray(sel.index * 7, sel.index * 7 + 3), q = view.pose.subarray(sel.index * 7 + 3, sel.index * 7 + 7);
-      rows.push(['name', b.name], ['shape', `${meta.shapes[b.shape].name || '(child)'} (${meta.shapes[b.shape].type})`],
+      rows.push(['name', b.name], ['shape', b.shape == null ? '(none)' : `${meta.shapes[b.shape].name || '(child)'} (${meta.shapes[b.shape].type})`],
         ['material', meta.materials[b.material]], ['mass', b.fixed ? 'fixed' : `${fmt(b.mass)} kg`],
         ['position', `${vec(p)} m`], ['orientation', `${vec([q[3], q[0], q[1], q[2]])} (w, x, y, z)`]);
       if (kb > ka) {

@@ -13,6 +13,9 @@ const PICK_COLOR = new THREE.Color(0xffc400);
 const SOFT_COLOR = new THREE.Color(0xe8743b);
 const PALETTE = [0x4e79a7, 0x59a14f, 0xb07aa1, 0xf28e2b, 0x76b7b2, 0xedc948, 0xe15759, 0x9c755f];
 
+// whether a body's shape is a plane (a body without a shape, shape null, is not)
+const isPlane = (meta, body) => body.shape != null && meta.shapes[body.shape].type === 'plane';
+
 // radius of a ball about the shape frame's origin that holds the shape (planes: 0)
 function shapeRadius(shapes, i) {
   const s = shapes[i];
@@ -107,6 +110,8 @@ export class View3D {
     this.scene.add(sun);
 
     this.radius = meta.shapes.map((_, i) => shapeRadius(meta.shapes, i));
+    // a body's bounding radius about its shape frame; 0 without a shape (geometry.json's null)
+    this.bodyRadius = (body) => (body.shape == null ? 0 : this.radius[body.shape]);
     this.bounds = this.sceneBounds();
     if (this.bounds.isEmpty()) this.bounds.set(new THREE.Vector3(-1, -1, -1), new THREE.Vector3(1, 1, 1));
     this.buildBodies();
@@ -140,8 +145,8 @@ export class View3D {
     const box = new THREE.Box3();
     for (let f = 0; f < nf; f += stride) {
       for (let b = 0; b < nb; ++b) {
-        if (meta.shapes[meta.bodies[b].shape].type === 'plane' || !take(b)) continue;
-        const r = this.radius[meta.bodies[b].shape], o = (f * nb + b) * 7;
+        if (isPlane(meta, meta.bodies[b]) || !take(b)) continue;
+        const r = this.bodyRadius(meta.bodies[b]), o = (f * nb + b) * 7;
         for (let c = 0; c < 3; ++c) { lo[c].push(arrays.poses[o + c] - r); hi[c].push(arrays.poses[o + c] + r); }
       }
       const p = new THREE.Vector3();
@@ -164,6 +169,7 @@ export class View3D {
     // instances per leaf shape: [body, matrix in the body's shape frame]
     const groups = new Map();
     meta.bodies.forEach((body, b) => {
+      if (body.shape == null) return;  // no shape (an imported link's inertial): nothing to draw
       for (const [leaf, m] of leaves(meta.shapes, body.shape)) {
         if (!groups.has(leaf)) groups.set(leaf, []);
         groups.get(leaf).push([b, m]);
@@ -461,8 +467,8 @@ export class View3D {
     const pts = [];
     if (sel.kind === 'rigid') {
       const body = meta.bodies[sel.index];
-      if (meta.shapes[body.shape].type === 'plane') return null;
-      const r = this.radius[body.shape], o = sel.index * 7;
+      if (isPlane(meta, body)) return null;
+      const r = this.bodyRadius(body), o = sel.index * 7;
       for (const dx of [-r, r]) for (const dy of [-r, r]) for (const dz of [-r, r])
         pts.push(new THREE.Vector3(pose[o] + dx, pose[o + 1] + dy, pose[o + 2] + dz));
     } else {
@@ -507,6 +513,6 @@ export class View3D {
     const qb = new THREE.Quaternion(b.pose[o + 3], b.pose[o + 4], b.pose[o + 5], b.pose[o + 6]);
     const dist = this.camera.position.distanceTo(pa);
     const pxPerMetre = rect.height / (2 * dist * Math.tan(THREE.MathUtils.degToRad(this.camera.fov / 2)));
-    return toScreen(pa.clone()).distanceTo(toScreen(pb.clone())) + qa.angleTo(qb) * this.radius[body.shape] * pxPerMetre;
+    return toScreen(pa.clone()).distanceTo(toScreen(pb.clone())) + qa.angleTo(qb) * this.bodyRadius(body) * pxPerMetre;
   }
 }

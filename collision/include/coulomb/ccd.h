@@ -90,11 +90,16 @@ Closest closest_segment_segment(const Vec3& p, const Vec3& q, const Vec3& r, con
 // (collision/README.md, "Rigid CCD").
 struct RigidCcdInput {
   const ShapeLibrary* shapes = nullptr;
-  const std::vector<int>* body_shape = nullptr;          // (nb)
+  const std::vector<int>* body_shape = nullptr;          // (nb) -1: no shape, never swept or hit
   const std::vector<Pose>* pose0 = nullptr;              // (nb) world pose of each body's shape at the start of the step
   const std::vector<Pose>* pose1 = nullptr;              // (nb) ... at the end of the step if nothing stops it
   const std::vector<std::uint8_t>* is_static = nullptr;  // (nb) static bodies are never swept, only hit
   double size_fraction = 0.5;  // a body is swept when it moves more than this times its smallest half extent
+  // the collision filter (DetectInput::contype, conaffinity) and pairs (a < b, sorted) that never
+  // collide, or null
+  const std::vector<std::uint32_t>* contype = nullptr;
+  const std::vector<std::uint32_t>* conaffinity = nullptr;
+  const std::vector<std::pair<int, int>>* excluded_pairs = nullptr;
 };
 
 struct RigidCcdHit {

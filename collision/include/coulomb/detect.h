@@ -11,7 +11,7 @@ namespace coulomb {
 
 struct DetectInput {
   const ShapeLibrary* shapes = nullptr;
-  const std::vector<int>* body_shape = nullptr;          // (nb)
+  const std::vector<int>* body_shape = nullptr;          // (nb) -1: no shape, collides with nothing
   const std::vector<Pose>* shape_pose = nullptr;         // (nb) world pose of each body's shape
   const std::vector<std::uint8_t>* is_static = nullptr;  // (nb) static pairs are skipped
   double envelope = 0.01;  // contacts are reported below this separation (unit: m)
@@ -41,7 +41,19 @@ struct DetectInput {
   // pairs (a < b, sorted) that never collide, or null: left out after the broadphase, before any
   // narrowphase (bodies joined by a joint: a ragdoll's limbs overlap at every joint)
   const std::vector<std::pair<int, int>>* excluded_pairs = nullptr;
+  // (nb) MuJoCo's collision filter, or null (everything collides): bodies a and b may collide iff
+  // (contype_a & conaffinity_b) != 0 or (contype_b & conaffinity_a) != 0
+  const std::vector<std::uint32_t>* contype = nullptr;
+  const std::vector<std::uint32_t>* conaffinity = nullptr;
 };
+
+// Whether bodies a and b may collide: both have a shape and the collision filter lets them.
+inline bool may_collide(const DetectInput& in, int a, int b) {
+  const auto i = std::size_t(a), j = std::size_t(b);
+  if ((*in.body_shape)[i] < 0 || (*in.body_shape)[j] < 0) return false;
+  if (!in.contype || !in.conaffinity) return true;
+  return ((*in.contype)[i] & (*in.conaffinity)[j]) != 0 || ((*in.contype)[j] & (*in.conaffinity)[i]) != 0;
+}
 
 struct DetectStats {
   int pairs = 0;     // broadphase candidate pairs

@@ -114,36 +114,55 @@ const char* joint_type_name(JointType t);
 // Limit rows are unilateral (lambda >= 0): angle - lo >= 0 and hi - angle >= 0 (hinge, rad),
 // slide - lo >= 0 and hi - slide >= 0 (prismatic, m), where the angle is a's rotation relative to
 // b about the axis (right hand) and the slide is a's displacement relative to b along the axis,
-// both 0 at load time. `compliance` softens the linear rows (ball, prismatic and its limits),
-// `angular_compliance` the angular ones (a bending stiffness k is angular_compliance 1/k).
+// both `reference` at load time. `compliance` softens the linear rows (ball, prismatic and its
+// limits), `angular_compliance` the angular ones (a bending stiffness k is angular_compliance 1/k).
+//
+// Coordinate rows (hinge, prismatic) follow the limits, in this order, each present when set:
+//   drive     coordinate - drive_target = 0 with compliance drive_compliance, force within
+//             [drive_lo, drive_hi] (a Bilateral row when both are infinite, an Actuator row
+//             otherwise); the World sets them each step from the joint's actuator (engine/control.h:
+//             a position servo or a velocity motor is this row with an effective target and
+//             compliance);
+//   damping   the joint's viscous damping c and armature a as one implicit row (World::actuate_drives):
+//             coordinate - damping_target = 0 with compliance damping_compliance (Bilateral);
+//   friction  the joint's dry friction: coordinate - friction_target = 0, rigid, force within
+//             [-friction, friction] (an Actuator row), friction_target the coordinate at the
+//             step's start, so that the row wants q' = 0.
+// None is counted in joint_error: they act on the coordinate, they are not violations.
 struct JointConstraint {
   JointType type = JointType::Ball;
   int a = -1, b = -1;  // rigid body indices; b (or a) -1 = the world
   // anchor point in a's and b's frames (world frame for a world side)
   Vec3 anchor_a = Vec3::Zero(), anchor_b = Vec3::Zero();
   // axis n and two unit vectors u1, u2 across it, in a's frame (world for a world side), and
-  // the axis and reference vector in b's frame (hinge angle 0 when u1_a . u_b = 1)
+  // the axis and reference vector in b's frame (hinge angle `reference` when u1_a . u_b = 1)
   Vec3 axis_a = Vec3::UnitZ(), u1_a = Vec3::UnitX(), u2_a = Vec3::UnitY();
   Vec3 axis_b = Vec3::UnitZ(), u1_b = Vec3::UnitX();
   Quat rel = Quat::Identity();  // rest relative orientation q_a^-1 q_b (angular lock rows)
+  double reference = 0.0;       // the coordinate's value at load time (unit: rad or m)
   bool limited = false;
   double lo = 0.0, hi = 0.0;    // limits (rad or m)
   double compliance = 0.0;          // linear rows (unit: m/N)
   double angular_compliance = 0.0;  // angular rows: hinge axis, angular locks, hinge limits (rad/(N m))
-  // A drive (hinge, prismatic): one more row, last in the block, coordinate - drive_target = 0
-  // with compliance drive_compliance, whose force is bounded by drive_max_force (a Bilateral row
-  // when unbounded, an Actuator row otherwise). The World sets target and compliance each step
-  // from the joint's actuator (engine/control.h: a position servo or a velocity motor is this row
-  // with an effective target and compliance). Not counted in joint_error: it is a servo, not a
-  // violation.
   bool driven = false;
   double drive_target = 0.0;         // (unit: rad or m)
   double drive_compliance = 0.0;     // (unit: rad/(N m) or m/N)
-  double drive_max_force = kInfinity;  // |force| bound of the drive row (unit: N m or N)
+  double drive_lo = -kInfinity, drive_hi = kInfinity;  // force bounds of the drive row (unit: N m or N)
+  // viscous damping (unit: N m s/rad or N s/m) and armature (unit: kg m^2 or kg) of the
+  // coordinate; the damping row exists when either is positive
+  double damping = 0.0, armature = 0.0;
+  double damping_target = 0.0, damping_compliance = 0.0;  // set each step by the World
+  double friction = 0.0;         // dry friction bound (unit: N m or N); the row exists when positive
+  double friction_target = 0.0;  // set each step by the World (unit: rad or m)
   // Hinge only: the unwrapped angle the joint had at the end of the last step. The angle is read
   // as the multi-turn value nearest to it, so that limits and targets work at any angle, across
   // +-pi too (the World updates it each step; it is part of the State).
   double angle_ref = 0.0;  // (unit: rad)
+
+  bool damped() const { return damping > 0.0 || armature > 0.0; }
+  bool bounded_drive() const { return drive_lo > -kInfinity || drive_hi < kInfinity; }
+  // how many coordinate rows (drive, damping, friction) end the joint's block
+  int coordinate_rows() const { return (driven ? 1 : 0) + (damped() ? 1 : 0) + (friction > 0.0 ? 1 : 0); }
 };
 
 // A hinge's or a prismatic joint's coordinate: the unwrapped angle of a relative to b about the
@@ -172,7 +191,8 @@ enum class RowKind : std::uint8_t {
   Actuator          // a drive row with a bounded force: lo <= f <= hi (BlockRows::lo/hi, unit: N or N m)
 };
 
-inline constexpr int kMaxBlockRows = 8;
+// a hinge: 5 equality rows, 2 limit rows and 3 coordinate rows (drive, damping, friction)
+inline constexpr int kMaxBlockRows = 10;
 inline constexpr int kMaxBlockDofs = 6;
 
 // One block's rows at one configuration. Entry (r, d) of the Jacobian is the 1x6 block

@@ -49,11 +49,12 @@ struct JointRows {
   void clear();
   // Appends a joint from its evaluated rows (constraints.h) with DOFs 0..nr-1 = rigid bodies:
   // b_r = J_r u_free + beta C_r / dt, eps_r = alpha_r / dt^2.
-  // `drive_row` (or -1): the row of a drive (constraints.h), which closes its error in one step
-  // (a servo tracking a moving target would otherwise lag by the uncorrected part). A row's force
+  // `coordinate_row` (or -1): the first of the joint's coordinate rows (drive, damping, friction;
+  // constraints.h), which close their error in one step (a servo tracking a moving target would
+  // otherwise lag by the uncorrected part, and a damping row's target is a rate). A row's force
   // bounds (BlockRows lo/hi: 0 or infinite, or an actuator's N or N m) become impulse bounds here.
   void add_joint(int a, int b_body, const BlockRows& rows, const std::vector<Vec6>& u_free, double dt,
-                 int drive_row = -1);
+                 int coordinate_row = -1);
   // Needs the bodies' inverse masses and world inverse inertias (zero for fixed bodies).
   void finalize(const std::vector<double>& inv_mass, const std::vector<Mat3>& inv_inertia);
 

@@ -34,7 +34,8 @@ struct SceneLimits {
   static constexpr double kStiffness = 1e15;    // Young's modulus (Pa), servo stiffness and damping (N/m, N s/m, per rad)
   static constexpr double kForce = 1e15;        // actuator efforts and their bounds (unit: N, N m)
   static constexpr double kCompliance = 1e9;    // joint and drive compliance (unit: m/N, rad/(N m))
-  static constexpr double kCoefficient = 1e6;   // friction coefficients, mesh scale factors (dimensionless)
+  static constexpr double kCoefficient = 1e6;   // friction coefficients, mesh scale factors, actuator gear (dimensionless)
+  static constexpr double kMass = 1e15;         // joint armature (unit: kg, kg m^2)
 };
 
 // How two materials' coefficients combine into a pair's (collision.friction_combine,
@@ -70,7 +71,7 @@ struct ContactMaterialDef {
 
 struct BodyDef {
   std::string name;
-  int shape = -1;      // index into SceneDef::shapes
+  int shape = -1;      // index into SceneDef::shapes; -1: no shape (mass and inertia given, collides with nothing)
   int material = 0;    // index into SceneDef::materials
   Vec3 position = Vec3::Zero();   // of the shape frame (unit: m)
   Quat orientation = Quat::Identity();
@@ -81,7 +82,15 @@ struct BodyDef {
   // pushes the bodies it touches and is not pushed (infinite mass, like a fixed body)
   bool kinematic = false;
   std::optional<double> mass;   // overrides density * volume (unit: kg)
-  std::optional<Vec3> inertia;  // principal moments about the centre of mass (unit: kg m^2)
+  // the inertia tensor about the centre of mass in the shape frame's axes: its diagonal
+  // (Ixx, Iyy, Izz) and products (Ixy, Ixz, Iyz); zero products: principal moments about the
+  // shape's own axes (unit: kg m^2)
+  std::optional<Vec3> inertia;
+  Vec3 inertia_products = Vec3::Zero();
+  std::optional<Vec3> center_of_mass;  // in the shape frame; needs mass and inertia (unit: m)
+  // MuJoCo's collision filter: two bodies may collide iff (contype_a & conaffinity_b) != 0 or
+  // (contype_b & conaffinity_a) != 0
+  std::uint32_t contype = 1, conaffinity = 1;
   std::string pointer;          // JSON pointer of its definition, for errors ("" = /bodies/INDEX)
 };
 
@@ -120,6 +129,10 @@ struct JointDef {
   std::vector<std::pair<double, double>> drive;
   double drive_compliance = 0.0;
   bool collide = false;             // whether a and b still collide with each other
+  double position = 0.0;            // the coordinate at load time (MuJoCo's ref) (unit: rad or m)
+  double damping = 0.0;             // viscous (unit: N m s/rad or N s/m)
+  double friction = 0.0;            // dry friction bound (unit: N m or N)
+  double armature = 0.0;            // rotor inertia on the coordinate (unit: kg m^2 or kg)
 };
 
 // An actuator on a hinge or prismatic joint (`actuators`, scenes/README.md; engine/control.h).
@@ -128,13 +141,24 @@ struct JointDef {
 enum class ActuatorType : std::uint8_t { Effort, Velocity, Position };
 const char* actuator_type_name(ActuatorType t);
 
+// Actuator units: the actuator's length is gear * q (q the joint coordinate, MuJoCo's joint
+// transmission); its command, max_effort, stiffness, damping, ctrl_range and max_velocity are in
+// those units, and the joint gets gear times its force.
 struct ActuatorDef {
   std::string name;
   ActuatorType type = ActuatorType::Effort;
   int joint = -1;                      // index into SceneDef::joints (hinge or prismatic)
+  double gear = 1.0;                   // non-zero
   double max_effort = kInfinity;       // |effort| bound (unit: N m or N); infinite = unbounded
   double stiffness = kInfinity;        // position servo (unit: N m/rad or N/m); infinite = rigid
-  double damping = 0.0;                // position servo (unit: N m s/rad or N s/m)
+  // position servo; velocity: > 0 makes the motor the damper F = damping (command - l'), 0 rigid
+  // (unit: N m s/rad or N s/m)
+  double damping = 0.0;
+  // every command is clamped into [ctrl_lo, ctrl_hi] (MuJoCo's ctrlrange)
+  double ctrl_lo = -kInfinity, ctrl_hi = kInfinity;
+  // |l'| bound: a velocity command is clamped to it; an effort or position actuator applies no
+  // force that pushes the joint further while |l'| >= max_velocity (unit: rad/s or m/s)
+  double max_velocity = kInfinity;
   double command = 0.0;                // the initial command
   // a piecewise-linear schedule of (time s, command) points, held before the first and after the
   // last, which feeds the command until the program sets one
@@ -165,6 +189,8 @@ struct SceneDef {
   CombineRule friction_combine = CombineRule::Geometric;
   CombineRule restitution_combine = CombineRule::Max;
   InitialOverlap initial_overlap = InitialOverlap::Error;  // collision.initial_overlap
+  // body pairs (a < b, indices into bodies) that never collide (collision.exclude)
+  std::vector<std::pair<int, int>> excluded_pairs;
   // deepest overlap at load that passes as resting contact (collision.overlap_tolerance); < 0:
   // the envelope (unit: m)
   double overlap_tolerance = -1.0;

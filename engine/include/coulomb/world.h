@@ -245,7 +245,9 @@ class World {
   void set_kinematic_pose(int body, const Vec3& position, const Quat& orientation);
 
   // Actuators (scene `actuators` and joint drives; SceneDef::actuators). A command set here acts
-  // from the next step on and replaces the actuator's schedule, if it had one.
+  // from the next step on and replaces the actuator's schedule, if it had one. It is clamped into
+  // the actuator's ctrl_range and, for a velocity command, to +-max_velocity (command() reads the
+  // clamped value); it is in actuator units (ActuatorDef: the joint's coordinate times the gear).
   int actuator_count() const { return int(scene_.actuators.size()); }
   int find_actuator(const std::string& name) const;  // -1 if there is none
   const ActuatorDef& actuator(int id) const;
@@ -253,7 +255,8 @@ class World {
   double command(int actuator) const;
   const std::vector<double>& commands() const { return control_.command; }
   // the effort each actuator applied in the last step: the generalised force on its joint's
-  // coordinate (N m or N); an effort actuator's command clamped to max_effort
+  // coordinate (N m or N), or with a gear (ActuatorDef) the actuator's force, the joint getting
+  // gear times it; an effort actuator's command clamped to max_effort
   const std::vector<double>& actuator_efforts() const { return actuator_effort_; }
 
   // Joint state after the last step (coulomb/control.h JointState), one entry per joint in
@@ -400,7 +403,10 @@ class World {
   static Configuration rigid_configuration(const RigidState& s);  // joints only: no particles
   void check_control(const Control& c) const;  // set_state: sizes and finite values
   Vec6& body_load(int body, LoadDuration d, const char* call);  // checked
-  std::vector<std::pair<int, int>> jointed_pairs_;  // (a < b) pairs that do not collide, sorted
+  // (a < b) pairs that do not collide, sorted: bodies joined by a joint, and collision.exclude
+  std::vector<std::pair<int, int>> jointed_pairs_;
+  std::vector<std::uint32_t> contype_, conaffinity_;  // (nb) the collision filter (BodyDef)
+  bool filtered_ = false;  // some body has no shape or a filter other than 1, 1
 
   // soft bodies and the position-level path (world_position.cpp)
   std::vector<SoftBody> soft_;

@@ -1,0 +1,154 @@
+// The keys robot importers (URDF, MJCF) emit (scenes/README.md): a body's full inertia tensor,
+// centre of mass, no shape and collision filter; collision.exclude; a joint's position, damping,
+// friction and armature; an actuator's gear, ctrl_range, velocity damping and max_velocity. Each
+// arrives in SceneDef, and each bad value fails at its JSON pointer.
+#include "scene_test_util.h"
+
+#include <coulomb/world.h>
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+
+namespace coulomb::scene_test {
+namespace {
+
+// a pendulum scene: a link hung on a hinge from the world, and an actuator on it
+json robot_scene() {
+  json doc = minimal_scene();
+  doc["bodies"].push_back(json::parse(R"({"name": "link", "mass": 1.0, "inertia": [0.02, 0.03, 0.04],
+                                          "position": [0, 0, 3]})"));
+  doc["joints"] = json::parse(R"([{"name": "hinge", "type": "hinge", "a": "link", "b": null, "anchor": [0, 0, 3],
+                                   "axis": [0, 1, 0]}])");
+  doc["actuators"] = json::parse(R"([{"name": "motor", "type": "effort", "joint": "hinge"}])");
+  return doc;
+}
+
+TEST(SceneModelKeys, BodyKeysArrive) {
+  json doc = robot_scene();
+  doc["bodies"][2]["inertia"] = {0.05, 0.04, 0.03, 0.005, -0.004, 0.006};
+  doc["bodies"][2]["center_of_mass"] = {0.0, 0.05, -0.3};
+  doc["bodies"][2]["contype"] = 2;
+  doc["bodies"][2]["conaffinity"] = 4294967295u;
+  doc["collision"]["exclude"] = json::array({json::array({"b0", "link"})});
+  const SceneDef s = parse_scene(doc, ".");
+  const BodyDef& b = s.bodies[2];
+  EXPECT_EQ(b.shape, -1);
+  EXPECT_EQ(*b.inertia, Vec3(0.05, 0.04, 0.03));
+  EXPECT_EQ(b.inertia_products, Vec3(0.005, -0.004, 0.006));
+  EXPECT_EQ(*b.center_of_mass, Vec3(0.0, 0.05, -0.3));
+  EXPECT_EQ(b.contype, 2u);
+  EXPECT_EQ(b.conaffinity, 4294967295u);
+  EXPECT_EQ(s.bodies[1].contype, 1u);
+  EXPECT_EQ(s.bodies[1].conaffinity, 1u);
+  ASSERT_EQ(s.excluded_pairs.size(), 1u);
+  EXPECT_EQ(s.excluded_pairs[0], std::make_pair(1, 2));
+  // the World diagonalises the tensor: its principal moments are the tensor's eigenvalues
+  const World w(s);
+  Mat3 I;
+  I << 0.05, 0.005, -0.004, 0.005, 0.04, 0.006, -0.004, 0.006, 0.03;
+  const Eigen::SelfAdjointEigenSolver<Mat3> eig(I);
+  Vec3 moments = w.model().inertia[std::size_t(w.find_body("link"))];
+  std::sort(moments.data(), moments.data() + 3);  // the eigenvalues come in increasing order
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(moments[k], eig.eigenvalues()[k], 1e-12);
+}
+
+TEST(SceneModelKeys, BodyMistakes) {
+  const json doc = robot_scene();
+  expect_error(with(doc, "/bodies/2/inertia", {1, 1}), "/bodies/2/inertia", "6 entries");
+  expect_error(with(doc, "/bodies/2/inertia", {1, 1, 1, 0, 0, "x"}), "/bodies/2/inertia/5", "number");
+  expect_error(with(doc, "/bodies/2/inertia", {1, -1, 1, 0, 0, 0}), "/bodies/2/inertia/1", "");
+  expect_error(without(doc, "/bodies/2/mass"), "/bodies/2", "needs \"mass\" and \"inertia\"");
+  expect_error(with(doc, "/bodies/1/center_of_mass", {0, 0, 0}), "/bodies/1/center_of_mass", "needs \"mass\"");
+  expect_error(with(doc, "/bodies/2/contype", -1), "/bodies/2/contype", "32 bits");
+  expect_error(with(doc, "/bodies/2/contype", 1.5), "/bodies/2/contype", "32 bits");
+  expect_error(with(doc, "/bodies/2/conaffinity", 4294967296u), "/bodies/2/conaffinity", "32 bits");
+  const auto pair = [](const json& a, const json& b) { return json::array({json::array({a, b})}); };
+  expect_error(with(doc, "/collision/exclude", pair("b0", "nobody")), "/collision/exclude/0/1", "no rigid body");
+  expect_error(with(doc, "/collision/exclude", json::array({json::array({"b0"})})), "/collision/exclude/0",
+               "two rigid body names");
+  expect_error(with(doc, "/collision/exclude", pair("b0", "b0")), "/collision/exclude/0", "two different");
+  expect_error(with(doc, "/collision/exclude", pair("b0", 3)), "/collision/exclude/0/1", "string");
+  // a tensor no mass distribution has: not positive definite
+  const json bad = with(doc, "/bodies/2/inertia", {0.01, 0.01, 0.01, 0.02, 0, 0});
+  EXPECT_THROW(World(parse_scene(bad, ".")), InputError);
+}
+
+TEST(SceneModelKeys, JointKeysArrive) {
+  json doc = robot_scene();
+  doc["joints"][0]["position"] = 0.5;
+  doc["joints"][0]["limits"] = {0.2, 1.0};
+  doc["joints"][0]["damping"] = 0.3;
+  doc["joints"][0]["friction"] = 0.2;
+  doc["joints"][0]["armature"] = 0.01;
+  const SceneDef s = parse_scene(doc, ".");
+  const JointDef& j = s.joints[0];
+  EXPECT_EQ(j.position, 0.5);
+  EXPECT_EQ(j.damping, 0.3);
+  EXPECT_EQ(j.friction, 0.2);
+  EXPECT_EQ(j.armature, 0.01);
+  const World w(s);
+  EXPECT_DOUBLE_EQ(w.joint_state(0).position, 0.5);
+}
+
+TEST(SceneModelKeys, JointMistakes) {
+  json doc = robot_scene();
+  doc["joints"][0]["position"] = 0.5;
+  expect_error(with(doc, "/joints/0/limits", {0.6, 1.0}), "/joints/0/limits", "within [lo, hi]");
+  expect_error(with(doc, "/joints/0/damping", -1), "/joints/0/damping", "");
+  expect_error(with(doc, "/joints/0/friction", -1), "/joints/0/friction", "");
+  expect_error(with(doc, "/joints/0/armature", -1), "/joints/0/armature", "");
+  json ball = robot_scene();
+  ball["joints"][0] = json::parse(R"({"type": "ball", "a": "link", "b": null, "anchor": [0, 0, 3], "damping": 1})");
+  ball.erase("actuators");
+  expect_error(ball, "/joints/0/damping", "only hinge and prismatic");
+}
+
+TEST(SceneModelKeys, ActuatorKeysArrive) {
+  json doc = robot_scene();
+  doc["actuators"] = json::parse(R"([{"name": "m", "type": "velocity", "joint": "hinge", "gear": -2.5, "damping": 3,
+                                      "ctrl_range": [-1, 1], "max_velocity": 0.5, "command": 0.8}])");
+  const SceneDef s = parse_scene(doc, ".");
+  const ActuatorDef& a = s.actuators[0];
+  EXPECT_EQ(a.gear, -2.5);
+  EXPECT_EQ(a.damping, 3.0);
+  EXPECT_EQ(a.ctrl_lo, -1.0);
+  EXPECT_EQ(a.ctrl_hi, 1.0);
+  EXPECT_EQ(a.max_velocity, 0.5);
+  World w(s);
+  EXPECT_EQ(w.command(0), 0.5);  // 0.8 within ctrl_range, then clamped to max_velocity
+  w.set_command(0, -7.0);
+  EXPECT_EQ(w.command(0), -0.5);
+}
+
+TEST(SceneModelKeys, CtrlRangeClampsEveryCommand) {
+  json doc = robot_scene();
+  doc["actuators"][0]["ctrl_range"] = {-2, 3};
+  doc["actuators"][0]["command"] = 5;
+  World w(parse_scene(doc, "."));
+  EXPECT_EQ(w.command(0), 3.0);
+  w.set_command(0, -10.0);
+  EXPECT_EQ(w.command(0), -2.0);
+  w.set_command(0, 1.5);
+  EXPECT_EQ(w.command(0), 1.5);
+  doc["actuators"][0].erase("command");
+  doc["actuators"][0]["schedule"] = {{0.0, -9.0}, {1.0, -9.0}};
+  World s(parse_scene(doc, "."));
+  ASSERT_TRUE(s.step().ok());
+  EXPECT_EQ(s.command(0), -2.0);
+  EXPECT_EQ(s.actuator_efforts()[0], -2.0);
+}
+
+TEST(SceneModelKeys, ActuatorMistakes) {
+  const json doc = robot_scene();
+  expect_error(with(doc, "/actuators/0/gear", 0), "/actuators/0/gear", "non-zero");
+  expect_error(with(doc, "/actuators/0/gear", 2e6), "/actuators/0/gear", "");
+  expect_error(with(doc, "/actuators/0/ctrl_range", {1, 1}), "/actuators/0/ctrl_range", "lo < hi");
+  expect_error(with(doc, "/actuators/0/ctrl_range", {1}), "/actuators/0/ctrl_range", "[lo, hi]");
+  expect_error(with(doc, "/actuators/0/max_velocity", 0), "/actuators/0/max_velocity", "");
+  expect_error(with(doc, "/actuators/0/damping", 1), "/actuators/0/damping", "unknown");  // effort: no damping
+  json vel = with(doc, "/actuators/0/type", "velocity");
+  expect_error(with(vel, "/actuators/0/damping", 0), "/actuators/0/damping", "");
+}
+
+}  // namespace
+}  // namespace coulomb::scene_test
