@@ -240,16 +240,17 @@ def _client(args, n_points):
     n = min(args.workers or os.cpu_count() or 1, n_points)
     if args.workers and n < args.workers:
         _log(f"coulomb sweep: starting {n} worker(s), one per point to run, not {args.workers}")
-    # the Dask processes start with SIGINT blocked (a signal mask survives fork and exec), so that
-    # Ctrl-C on the process group reaches this process and the points' own processes only: this
-    # process then stops the cluster, where Dask's processes would print tracebacks
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
+    # the Dask processes start with SIGINT ignored (an ignored signal stays ignored through fork
+    # and exec, and Python and asyncio then leave it so), so that Ctrl-C on the process group
+    # reaches this process and the points' own processes only: this process then stops the
+    # cluster, where Dask's processes would print tracebacks. A Ctrl-C while they start is lost.
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
                                dashboard_address=None)
         return Client(cluster), cluster
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        signal.signal(signal.SIGINT, handler)
 
 
 def _stop(client, cluster, futures):

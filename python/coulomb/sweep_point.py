@@ -291,8 +291,8 @@ def _cap_address_space(memory_mb):
 
 def _child():
     """`python3 -m coulomb.sweep_point`: the simulation of one point (run_point's child)."""
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])  # the sweep may start workers with it blocked
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends the point at once, without a traceback
+    # (the sweep starts its local workers with SIGINT ignored, which their children would inherit)
     task = json.loads(sys.stdin.buffer.readline())
     threading.Thread(target=_exit_when_orphaned, daemon=True).start()
     import coulomb
