@@ -31,7 +31,14 @@ import math
 
 import numpy as np
 
-_BUILTINS = {"len": len, "float": float, "int": int, "bool": bool, "round": round, "any": any, "all": all,
+def _numpy_import(name, *args, **kwargs):
+    """numpy's C methods (a.sum(), a.mean()) import numpy modules through the caller's builtins."""
+    if name.split(".")[0] != "numpy":
+        raise ImportError(f"metrics cannot import {name}")
+    return __import__(name, *args, **kwargs)
+
+
+_BUILTINS = {"__import__": _numpy_import, "len": len, "float": float, "int": int, "bool": bool, "round": round, "any": any, "all": all,
              "abs": abs, "range": range, "True": True, "False": False, "None": None}
 
 

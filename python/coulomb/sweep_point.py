@@ -220,6 +220,8 @@ def _supervise(child_task, time_s, memory_mb, work, out):
     reached = progress.last
     out.update(steps=reached["steps"], time=reached["time"], peak_mb=round(peak, 1))
     result_path = os.path.join(work, "result.json")
+    if stopped is None and memory_mb and peak > memory_mb:
+        stopped = "memory limit"  # it went past the limit between two polls: the same point, the same record
     if stopped is None and os.path.exists(result_path):
         with open(result_path) as f:
             out.update(json.load(f))
@@ -325,6 +327,8 @@ def _child():
         out["error"] = f"simulation {'became invalid' if e.status == 'invalid_state' else 'failed'} at {e}"
     except metrics.MetricError as e:
         out["error"] = str(e)
+        if isinstance(e.cause, MemoryError):
+            out["status"] = "memory limit"
     except MemoryError:
         out["status"] = "memory limit"
     except Exception as e:  # anything else is this point's failure, never the sweep's
