@@ -35,6 +35,8 @@ import os
 import signal
 import sys
 import time
+import zipfile
+from concurrent.futures import CancelledError
 
 from . import metrics, sweep_point, sweep_spec
 
@@ -56,10 +58,12 @@ def _write_atomic(path, text):
     os.replace(tmp, path)
 
 
-def _fingerprint(spec, scene_doc, files):
-    """What the results in DIR depend on: the spec, the scene document and the files it reads."""
+def _fingerprint(spec, scene_doc, files, whole_spec=False):
+    """What the results in DIR depend on: the spec (but NOT_FINGERPRINTED; whole_spec: all of it,
+    as folders written before metrics could be recomputed hold), the scene and the files it reads."""
     h = hashlib.sha256()
-    h.update(json.dumps({k: v for k, v in spec.doc.items() if k not in NOT_FINGERPRINTED}, sort_keys=True).encode())
+    doc = spec.doc if whole_spec else {k: v for k, v in spec.doc.items() if k not in NOT_FINGERPRINTED}
+    h.update(json.dumps(doc, sort_keys=True).encode())
     h.update(json.dumps(scene_doc, sort_keys=True).encode())
     for p in sorted(files):
         h.update(p.encode() + b"\0" + hashlib.sha256(files[p]).digest())
@@ -116,9 +120,13 @@ def _load_done(points_dir, pts, retry_failed, expressions, needed):
 
 
 def _recompute(points_dir, rec, codes, expressions):
-    """A point's record with its metrics evaluated on its stored data, without simulating."""
-    with open(os.path.join(points_dir, rec["data"]), "rb") as f:
-        final, fixed, stats, steps = metrics.unpack(f.read())
+    """A point's record with its metrics evaluated on its stored data, without simulating; None
+    if the data cannot be read (the point runs again)."""
+    try:
+        with open(os.path.join(points_dir, rec["data"]), "rb") as f:
+            final, fixed, stats, steps = metrics.unpack(f.read())
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+        return None
     rec = dict(rec, expressions=expressions, metrics={}, status="ok", error=None)
     try:
         values = metrics.evaluate(codes, metrics.context(final, stats, fixed, steps=steps))
@@ -253,7 +261,7 @@ def _client(args, n_points):
         signal.signal(signal.SIGINT, handler)
 
 
-def _stop(client, cluster, futures):
+def _stop(client, futures):
     """Stops the sweep's points and the cluster without waiting for running points: they are
     cancelled, and their processes killed by their workers (sweep_point.run_point)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not break this
@@ -332,6 +340,9 @@ def run(args):
     if os.path.exists(marker):
         with open(marker) as f:
             old = json.load(f)
+        if old.get("fingerprint") == _fingerprint(spec, scene_doc, files, whole_spec=True):
+            old["fingerprint"] = fingerprint
+            _write_atomic(marker, json.dumps(old, indent=1) + "\n")
         if old.get("fingerprint") != fingerprint:
             _log(f"coulomb sweep: {out} holds the results of another sweep ({old.get('spec')}; its spec, scene or "
                  "meshes differ from this one's): give another --out, or delete the folder to start over")
@@ -353,15 +364,17 @@ def run(args):
     done, recompute = _load_done(points_dir, pts, args.retry_failed, spec.metrics, needed)
     for i, rec in recompute.items():
         rec = _recompute(points_dir, rec, spec.codes, spec.metrics)
-        _write_atomic(os.path.join(points_dir, f"{i}.json"), json.dumps(rec, indent=1) + "\n")
-        done[i] = rec
+        if rec is not None:
+            _write_atomic(os.path.join(points_dir, f"{i}.json"), json.dumps(rec, indent=1) + "\n")
+            done[i] = rec
     for i, error in failed_early.items():
         if i not in done:
             done[i] = store(pts[i], {"status": "failed", "metrics": {}, "error": error, "steps": 0, "time": 0.0,
                                      "wall_s": 0.0, "worker": None})
     todo = [pt for pt in pts if pt["point"] not in done]
+    recomputed = [i for i in recompute if i in done]
     _log(f"coulomb sweep: {len(pts)} points, {len(pts) - len(todo)} already done in {out}"
-         + (f" ({len(recompute)} with their metrics recomputed from the stored points)" if recompute else "")
+         + (f" ({len(recomputed)} with their metrics recomputed from the stored points)" if recomputed else "")
          + f", {len(todo)} to run")
 
     t0 = time.perf_counter()
@@ -391,6 +404,9 @@ def run(args):
                 pt = futures.pop(f)
                 try:
                     result = f.result()
+                except CancelledError:  # by the cluster, not the point: the next run runs it
+                    result = {"status": "interrupted", "metrics": {}, "error": "cancelled by the Dask cluster",
+                              "steps": 0, "time": 0.0, "wall_s": 0.0, "worker": None}
                 except Exception as e:  # the point's task itself was lost (e.g. its workers kept dying)
                     result = {"status": "failed", "metrics": {}, "error": f"{type(e).__name__}: {e}", "steps": 0,
                               "time": 0.0, "wall_s": 0.0, "worker": None}
@@ -420,7 +436,7 @@ def run(args):
                 _log(f"coulomb sweep: interrupted ({signal.Signals(interrupted).name}); stopping "
                      f"{len(futures)} point(s)")
                 if client is not None:
-                    _stop(client, cluster, futures)
+                    _stop(client, futures)
             else:
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # the cluster closes in any case
             try:
