@@ -4,6 +4,7 @@ a Dask cluster (python/README.md "Sweeps").
     coulomb sweep sweeps/funnel_friction.json --out out/funnel-sweep              # LocalCluster, all cores
     coulomb sweep SPEC.json --out DIR --workers 2                                 # two local worker processes
     coulomb sweep SPEC.json --out DIR --scheduler tcp://10.0.0.5:8786             # an existing cluster
+    coulomb sweep SPEC.json --out DIR --point-time-limit 600 --point-memory-limit 2000   # per point: s, MB
 
 The `coulomb` executable runs this module (`python3 -m coulomb.sweep`) with Debian's python3.
 

@@ -12,7 +12,7 @@
 - Ctrl-C on the process group, or SIGINT to the sweep alone, ends it within seconds with exit 130
   and no traceback, and the next run runs the interrupted points and skips the finished ones;
 - changed metrics are recomputed from the stored points, without simulating;
-- --workers beyond 4 per core exits 2."""
+- --workers beyond 4 per core exits 2; no more workers start than there are points to run."""
 import csv
 import json
 import os
@@ -203,6 +203,8 @@ def test_resume_skips_done_points_and_records_failures(coulomb_exe, tmp_path):
     ({"metrics": {"m": "mean(z["}}, "/metrics/m: invalid expression"),
     ({"set": {"/solver/max_iterations": -1}}, "/solver/max_iterations"),
     ({"seeds": [1], "seed_pointers": ["gens"]}, "/seed_pointers/0: expected a JSON pointer"),
+    ({"limits": {"time": 5}}, "/limits/time: unknown key (did you mean 'time_s'?)"),
+    ({"limits": {"memory_mb": -1}}, "/limits/memory_mb: expected a positive number"),
 ])
 def test_bad_specs_exit_2_naming_the_pointer(coulomb_exe, tmp_path, change, pointer):
     doc = {"format": "coulomb-sweep/1", "scene": os.path.join(SCENES, "sphere_pile.json"),
@@ -297,8 +299,9 @@ def test_changed_metrics_are_recomputed_from_the_stored_points(coulomb_exe, tmp_
            "steps": 20, "grid": {"/materials/glass/friction": [0.2, 0.8]},
            "metrics": {"mean_z": "mean(z[moving])", "contacts": "int(stat('contacts')[-1])"}}
     out = str(tmp_path / "out")
-    first = sweep(coulomb_exe, write_spec(tmp_path / "spec.json", doc), "--out", out, "--workers", "1", "--no-plots")
+    first = sweep(coulomb_exe, write_spec(tmp_path / "spec.json", doc), "--out", out, "--workers", "3", "--no-plots")
     assert first.returncode == 0, first.stderr
+    assert "starting 2 worker(s), one per point to run, not 3" in first.stderr
     before = records(out)
     assert all(r["stats_keys"] == ["contacts"] and r["data"] == f"{r['point']}.npz" for r in before)
     # another metric over the same stats column, in the same folder: no point runs again
