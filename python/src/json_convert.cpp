@@ -154,30 +154,36 @@ void Columns::append(const nlohmann::json& row) {
   ++rows_;
 }
 
-py::dict Columns::build(const nlohmann::json& like, std::size_t& next) const {
+namespace {
+
+// a numpy array over the vector's own buffer, which the array then owns
+template <class T>
+py::array own(std::vector<T>&& v, const py::dtype& dtype) {
+  auto* owned = new std::vector<T>(std::move(v));
+  py::capsule owner(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array(dtype, {py::ssize_t(owned->size())}, {py::ssize_t(sizeof(T))}, owned->data(), owner);
+}
+
+}  // namespace
+
+py::dict Columns::build(const nlohmann::json& like, std::size_t& next) {
   py::dict out;
   for (const auto& [k, v] : like.items()) {
     if (v.is_object()) {
       out[py::str(k)] = build(v, next);
       continue;
     }
-    const Leaf& leaf = leaves_[next++];
-    const auto n = static_cast<py::ssize_t>(rows_);
+    Leaf& leaf = leaves_[next++];
     switch (leaf.kind) {
-      case Kind::Bool: {
-        py::array_t<bool> a(n);
-        auto m = a.mutable_unchecked<1>();
-        for (py::ssize_t r = 0; r < n; ++r) m(r) = leaf.b[std::size_t(r)] != 0;
-        out[py::str(k)] = a;
-        break;
-      }
-      case Kind::Int: out[py::str(k)] = py::array_t<std::int64_t>(n, leaf.i.data()); break;
-      case Kind::Float: out[py::str(k)] = py::array_t<double>(n, leaf.f.data()); break;
+      case Kind::Bool: out[py::str(k)] = own(std::move(leaf.b), py::dtype::of<bool>()); break;  // bytes 0 and 1
+      case Kind::Int: out[py::str(k)] = own(std::move(leaf.i), py::dtype::of<std::int64_t>()); break;
+      case Kind::Float: out[py::str(k)] = own(std::move(leaf.f), py::dtype::of<double>()); break;
       case Kind::List: {
         py::list l;
         std::size_t at = 0;
         for (std::size_t r = 0; r < rows_; ++r)
           l.append(at < leaf.lists.size() && leaf.lists[at].first == r ? from_json(leaf.lists[at++].second) : py::list());
+        leaf.lists.clear();
         out[py::str(k)] = l;
         break;
       }
@@ -186,9 +192,11 @@ py::dict Columns::build(const nlohmann::json& like, std::size_t& next) const {
   return out;
 }
 
-py::dict Columns::dict() const {
+py::dict Columns::take() {
   std::size_t next = 0;
-  return build(like_, next);
+  py::dict out = build(like_, next);
+  rows_ = 0;
+  return out;
 }
 
 }  // namespace coulomb::python

@@ -23,14 +23,15 @@ pybind11::object from_json(const nlohmann::json& j);
 // Per-step JSON objects (stats_json) gathered into typed columns as they come, so that a run keeps
 // 8 bytes per number and step instead of each step's JSON object (about 3.7 KB). `like` is a row of
 // the same keys and types (the columns of zero rows); `keep` names the top-level keys to gather
-// (nullopt: all). append() needs no GIL; dict() gives {key: numpy array}, objects nested as dicts,
-// a list-valued key (the health check's findings) as a list of lists.
+// (nullopt: all). append() needs no GIL; take() moves the columns into numpy arrays, without a
+// copy, as {key: numpy array}, objects nested as dicts, a list-valued key (the health check's
+// findings) as a list of lists.
 class Columns {
  public:
   Columns(const nlohmann::json& like, const std::optional<std::vector<std::string>>& keep);
   void append(const nlohmann::json& row);
   bool empty() const { return leaves_.empty(); }  // keeps no key
-  pybind11::dict dict() const;
+  pybind11::dict take();
 
  private:
   enum class Kind { Bool, Int, Float, List };
@@ -43,7 +44,7 @@ class Columns {
     std::vector<std::pair<std::size_t, nlohmann::json>> lists;  // (row, value) of the non-empty lists only
   };
   void add_leaves(const nlohmann::json& like, std::vector<std::string>& path);
-  pybind11::dict build(const nlohmann::json& like, std::size_t& leaf) const;
+  pybind11::dict build(const nlohmann::json& like, std::size_t& leaf);
 
   nlohmann::json like_;  // the kept keys of `like`
   std::vector<Leaf> leaves_;  // depth first, in nlohmann's (sorted) key order

@@ -207,7 +207,7 @@ py::dict run(PyWorld& pw, py::object steps, long long every, py::object keep) {
       }
     }
   }
-  py::dict out = cols.dict();
+  py::dict out = cols.take();
   if (!r.ok()) raise_failure(pw, r, out);
   return out;
 }
