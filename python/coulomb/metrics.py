@@ -164,9 +164,9 @@ def evaluate(codes, ctx):
 
 
 # errors that depend on a run's numbers (an empty selection, a division by zero, an index past
-# the bodies a parameter removes); the others (a misspelt name or stats column, a metric that
-# gives an array, a wrong type) are mistakes whatever the run
-_DATA_DEPENDENT = (ArithmeticError, ValueError, IndexError)
+# the bodies a parameter removes, an array sized by the run); the others (a misspelt name or
+# stats column, a metric that gives an array, a wrong type) are mistakes whatever the run
+_DATA_DEPENDENT = (ArithmeticError, ValueError, IndexError, MemoryError)
 
 
 def representative_stats(columns, rows=2):

@@ -183,6 +183,7 @@ def run_point(files, task_json):
 
 
 def _supervise(child_task, time_s, memory_mb, work, out):
+    """Runs the child on child_task, polls its time and memory until it ends, and fills `out`."""
     import coulomb
     env = dict(os.environ)
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(coulomb.__file__)))
