@@ -19,24 +19,36 @@ They are evaluated with these names and nothing else (no builtins beyond the few
     np                 numpy; mean, median, std, count (nonzero), norm, sqrt, sum, min, max, abs, len, float,
                        int, bool, round, any, all
 
-Run by a sweep's workers on the state in memory, and by the tests on `coulomb run`'s files
-(context_from_files), so that both give the same numbers for the same run.
+Run by a sweep's points on the state in memory, by the sweep on the data it stored for a point
+(pack / unpack: metrics changed after the runs are recomputed without simulating), and by the
+tests on `coulomb run`'s files (context_from_files), so that all give the same numbers for the
+same run. A sweep checks its metrics before any point runs (check) on the scene's initial state.
 """
+import ast
+import io
 import json
 import math
 
 import numpy as np
 
-_BUILTINS = {"len": len, "float": float, "int": int, "bool": bool, "round": round, "any": any, "all": all,
+def _numpy_import(name, *args, **kwargs):
+    """numpy's C methods (a.sum(), a.mean()) import numpy modules through the caller's builtins."""
+    if name.split(".")[0] != "numpy":
+        raise ImportError(f"metrics cannot import {name}")
+    return __import__(name, *args, **kwargs)
+
+
+_BUILTINS = {"__import__": _numpy_import, "len": len, "float": float, "int": int, "bool": bool, "round": round, "any": any, "all": all,
              "abs": abs, "range": range, "True": True, "False": False, "None": None}
 
 
 class MetricError(Exception):
     """A metric that failed: its name and the error."""
 
-    def __init__(self, name, error):
+    def __init__(self, name, error, cause=None):
         super().__init__(f"metric '{name}': {error}")
         self.name = name
+        self.cause = cause
 
 
 def compile_metrics(metrics):
@@ -51,24 +63,61 @@ def compile_metrics(metrics):
     return out
 
 
+class StatsKeyError(KeyError):
+    """stat(key) or stats[key] named no stats column (a mistake, whatever the run)."""
+
+    def __str__(self):
+        return self.args[0]
+
+
+class _Stats(dict):
+    """The stats columns; a missing key raises StatsKeyError listing the columns."""
+
+    def __missing__(self, key):
+        raise StatsKeyError(f"no stats column '{key}' (columns: {', '.join(sorted(self))})")
+
+
 def _stat(stats):
     def stat(key):
         value = stats
         for part in key.split("."):
             if not isinstance(value, dict) or part not in value:
-                known = ", ".join(sorted(stats))
-                raise KeyError(f"no stats column '{key}' (columns: {known})")
+                raise StatsKeyError(f"no stats column '{key}' (columns: {', '.join(sorted(stats))})")
             value = value[part]
         return np.asarray(value)
     return stat
+
+
+def stats_keys(metrics):
+    """The top-level stats keys that the expressions {name: expression} read: a set, or None when
+    one reads `stats` or `stat` other than as stats["key"] / stat("key"), so that every key counts.
+    A run keeps only these columns (World.run keep=)."""
+    keys = set()
+    for expr in metrics.values():
+        tree = ast.parse(expr, mode="eval")
+        literal = set()  # the Name nodes used as stat("key") or stats["key"]
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "stat" and
+                    len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Constant) and
+                    isinstance(node.args[0].value, str)):
+                keys.add(node.args[0].value.split(".")[0])
+                literal.add(id(node.func))
+            elif (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "stats" and
+                  isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)):
+                keys.add(node.slice.value)
+                literal.add(id(node.value))
+        if any(isinstance(n, ast.Name) and n.id in ("stat", "stats") and id(n) not in literal for n in ast.walk(tree)):
+            return None
+    return keys
 
 
 def _rows(bodies, key, width):
     return np.array([b[key] for b in bodies], dtype=float).reshape(len(bodies), width)
 
 
-def context(final, stats, fixed):
-    """The names a metric sees, for a final state (dict), stats columns and the bodies' fixed flags."""
+def context(final, stats, fixed, steps=None):
+    """The names a metric sees, for a final state (dict), stats columns, the bodies' fixed flags
+    and the completed steps (default: the length of the "step" column)."""
     bodies = final["bodies"]
     positions = _rows(bodies, "position", 3)
     velocities = _rows(bodies, "velocity", 3)
@@ -76,14 +125,14 @@ def context(final, stats, fixed):
     if fixed.shape != (len(bodies),):
         raise ValueError(f"fixed has shape {fixed.shape}, the final state has {len(bodies)} bodies")
     return {
-        "final": final, "stats": stats, "stat": _stat(stats), "np": np,
+        "final": final, "stats": _Stats(stats), "stat": _stat(stats), "np": np,
         "names": [b["name"] for b in bodies], "fixed": fixed, "moving": ~fixed,
         "positions": positions, "orientations": _rows(bodies, "orientation", 4), "velocities": velocities,
         "angular_velocities": _rows(bodies, "angular_velocity", 3),
         "x": positions[:, 0], "y": positions[:, 1], "z": positions[:, 2],
         "speed": np.linalg.norm(velocities, axis=1),
         "soft": final.get("soft_bodies", []), "time": final["time"],
-        "steps": int(len(stats["step"])) if "step" in stats else 0,
+        "steps": int(steps) if steps is not None else int(len(stats["step"])) if "step" in stats else 0,
         "mean": np.mean, "median": np.median, "std": np.std, "count": np.count_nonzero, "norm": np.linalg.norm,
         "sqrt": np.sqrt, "sum": np.sum, "min": np.min, "max": np.max,
     }
@@ -110,8 +159,81 @@ def evaluate(codes, ctx):
             with np.errstate(all="ignore"):
                 values[name] = _plain(eval(code, {"__builtins__": _BUILTINS}, dict(ctx)))
         except Exception as e:  # the user's expression: any error is this metric's
-            raise MetricError(name, f"{type(e).__name__}: {e}") from None
+            raise MetricError(name, f"{type(e).__name__}: {e}", e) from None
     return values
+
+
+# errors that depend on a run's numbers (an empty selection, a division by zero, an index past
+# the bodies a parameter removes, an array sized by the run); the others (a misspelt name or
+# stats column, a metric that gives an array, a wrong type) are mistakes whatever the run
+_DATA_DEPENDENT = (ArithmeticError, ValueError, IndexError, MemoryError)
+
+
+def representative_stats(columns, rows=2):
+    """Columns shaped as World.run(0) gave them, with `rows` zero rows: stats to check metrics on."""
+    out = {}
+    for key, value in columns.items():
+        if isinstance(value, dict):
+            out[key] = representative_stats(value, rows)
+        elif isinstance(value, np.ndarray):
+            out[key] = np.zeros(rows, dtype=value.dtype)
+        else:
+            out[key] = [[] for _ in range(rows)]
+    return out
+
+
+def check(codes, ctx):
+    """{name: message} of the metrics that fail on `ctx` with an error that is a mistake whatever
+    the run's numbers (an unknown name or stats column, an array where a number is due, ...)."""
+    problems = {}
+    for name, code in codes.items():
+        try:
+            evaluate({name: code}, ctx)
+        except MetricError as e:
+            if not isinstance(e.cause, _DATA_DEPENDENT):
+                problems[name] = f"{type(e.cause).__name__}: {e.cause}"
+    return problems
+
+
+def _flatten(columns, prefix=""):
+    for key, value in columns.items():
+        if isinstance(value, dict):
+            yield from _flatten(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}", value
+
+
+def pack(final, fixed, stats, steps):
+    """What metrics need of a finished run, as .npz bytes: the final state, the fixed flags, the
+    completed steps and the kept stats columns (a list-valued column as JSON)."""
+    arrays = {"final": np.frombuffer(json.dumps(final).encode(), dtype=np.uint8),
+              "fixed": np.asarray(fixed, dtype=bool), "steps": np.int64(steps)}
+    for key, value in _flatten(stats):
+        if isinstance(value, np.ndarray):
+            arrays[f"stats/{key}"] = value
+        else:
+            arrays[f"json/{key}"] = np.frombuffer(json.dumps(value).encode(), dtype=np.uint8)
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    return buf.getvalue()
+
+
+def unpack(data):
+    """pack's bytes -> (final, fixed, stats, steps)."""
+    with np.load(io.BytesIO(data), allow_pickle=False) as z:
+        final = json.loads(z["final"].tobytes())
+        fixed, steps, stats = z["fixed"], int(z["steps"]), {}
+        for name in z.files:
+            kind, _, key = name.partition("/")
+            if kind not in ("stats", "json"):
+                continue
+            value = z[name] if kind == "stats" else json.loads(z[name].tobytes())
+            *parents, leaf = key.split(".")
+            node = stats
+            for p in parents:
+                node = node.setdefault(p, {})
+            node[leaf] = value
+    return final, fixed, stats, steps
 
 
 def columns_from_rows(rows):

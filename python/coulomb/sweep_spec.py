@@ -10,7 +10,8 @@
       "points": [{"friction": 0.1}, ...],            an explicit list (the same keys in each)
       "seeds": [1, 2, 3],                            optional: each point once per seed
       "seed_pointers": ["/generators/0/seed"],       optional; default: every random generator's seed
-      "metrics": {"passed": "mean(z[moving] < 0.6)"}
+      "metrics": {"passed": "mean(z[moving] < 0.6)"},
+      "limits": {"time_s": 600, "memory_mb": 4096}  optional: each point's wall time and memory
     }
 
 A key of "grid" or of a point is a parameter name from "parameters" (one value set at each of
@@ -28,7 +29,8 @@ from . import metrics
 
 FORMAT = "coulomb-sweep/1"
 KEYS = ("format", "description", "scene", "solver", "steps", "dt", "set", "parameters", "grid", "points", "seeds",
-        "seed_pointers", "metrics")
+        "seed_pointers", "metrics", "limits")
+LIMITS = ("time_s", "memory_mb")
 # results columns that parameters and metrics must not shadow
 RESERVED = {"point", "seed", "status", "error", "wall_s", "worker", "steps"}
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
@@ -167,6 +169,20 @@ class Spec:
         except SyntaxError as e:
             raise SpecError(f"/metrics/{_escape(e.metric)}", f"invalid expression: {e.msg}") from None
         self.metrics = dict(m)
+
+        limits = doc.get("limits", {})
+        if not isinstance(limits, dict):
+            raise SpecError("/limits", "expected an object {\"time_s\": seconds, \"memory_mb\": megabytes}")
+        for key, value in limits.items():
+            where = f"/limits/{_escape(key)}"
+            if key not in LIMITS:
+                hint = difflib.get_close_matches(key, LIMITS, n=1)
+                raise SpecError(where, "unknown key" + (f" (did you mean '{hint[0]}'?)" if hint else
+                                                        f"; known: {', '.join(LIMITS)}"))
+            if value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool) or
+                                      not value > 0 or value == float("inf")):
+                raise SpecError(where, "expected a positive number, or null for no limit")
+        self.limits = {k: limits.get(k) for k in LIMITS}
 
     def _key(self, key, where):
         if key in self.parameters or _is_pointer(key):

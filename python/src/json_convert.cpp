@@ -5,6 +5,7 @@
 #include <coulomb/error.h>
 #include <coulomb/scene_overrides.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <utility>
@@ -114,49 +115,87 @@ py::object from_json(const nlohmann::json& j) {
   }
 }
 
+Columns::Columns(const nlohmann::json& like, const std::optional<std::vector<std::string>>& keep) {
+  like_ = nlohmann::json::object();
+  for (const auto& [k, v] : like.items())
+    if (!keep || std::find(keep->begin(), keep->end(), k) != keep->end()) like_[k] = v;
+  std::vector<std::string> path;
+  add_leaves(like_, path);
+}
+
+void Columns::add_leaves(const nlohmann::json& like, std::vector<std::string>& path) {
+  for (const auto& [k, v] : like.items()) {
+    path.push_back(k);
+    if (v.is_object()) {
+      add_leaves(v, path);
+    } else {
+      Leaf leaf;
+      leaf.path = path;
+      leaf.kind = v.is_array() ? Kind::List : v.is_boolean() ? Kind::Bool : v.is_number_integer() ? Kind::Int : Kind::Float;
+      leaves_.push_back(std::move(leaf));
+    }
+    path.pop_back();
+  }
+}
+
+void Columns::append(const nlohmann::json& row) {
+  for (Leaf& leaf : leaves_) {
+    const nlohmann::json* v = &row;
+    for (const std::string& k : leaf.path) v = &v->at(k);
+    switch (leaf.kind) {
+      case Kind::Bool: leaf.b.push_back(v->get<bool>() ? 1 : 0); break;
+      case Kind::Int: leaf.i.push_back(v->get<std::int64_t>()); break;
+      case Kind::Float: leaf.f.push_back(v->get<double>()); break;
+      case Kind::List:
+        if (!v->empty()) leaf.lists.emplace_back(rows_, *v);
+        break;
+    }
+  }
+  ++rows_;
+}
+
 namespace {
 
-// the column of `key` over rows whose values all have the type of `like`
-py::object column(const std::vector<const nlohmann::json*>& rows, const std::string& key, const nlohmann::json& like) {
-  if (like.is_object()) {
-    std::vector<const nlohmann::json*> sub;
-    for (const nlohmann::json* r : rows) sub.push_back(&(*r)[key]);
-    py::dict out;
-    for (const auto& [k, v] : like.items()) out[py::str(k)] = column(sub, k, v);
-    return out;
-  }
-  const nlohmann::json& first = like;
-  const auto n = static_cast<py::ssize_t>(rows.size());
-  if (first.is_array()) {  // a list per step (the health check's findings): a list of them
-    py::list out;
-    for (const nlohmann::json* r : rows) out.append(from_json((*r)[key]));
-    return out;
-  }
-  if (first.is_boolean()) {
-    py::array_t<bool> a(n);
-    auto m = a.mutable_unchecked<1>();
-    for (py::ssize_t i = 0; i < n; ++i) m(i) = (*rows[std::size_t(i)])[key].get<bool>();
-    return a;
-  }
-  if (first.is_number_integer()) {
-    py::array_t<std::int64_t> a(n);
-    auto m = a.mutable_unchecked<1>();
-    for (py::ssize_t i = 0; i < n; ++i) m(i) = (*rows[std::size_t(i)])[key].get<std::int64_t>();
-    return a;
-  }
-  py::array_t<double> a(n);
-  auto m = a.mutable_unchecked<1>();
-  for (py::ssize_t i = 0; i < n; ++i) m(i) = (*rows[std::size_t(i)])[key].get<double>();
-  return a;
+// a numpy array over the vector's own buffer, which the array then owns
+template <class T>
+py::array own(std::vector<T>&& v, const py::dtype& dtype) {
+  auto* owned = new std::vector<T>(std::move(v));
+  py::capsule owner(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array(dtype, {py::ssize_t(owned->size())}, {py::ssize_t(sizeof(T))}, owned->data(), owner);
 }
 
 }  // namespace
 
-py::dict columns(const std::vector<nlohmann::json>& rows, const nlohmann::json& like) {
-  std::vector<const nlohmann::json*> ptrs;
-  for (const nlohmann::json& r : rows) ptrs.push_back(&r);
+py::dict Columns::build(const nlohmann::json& like, std::size_t& next) {
   py::dict out;
-  for (const auto& [k, v] : like.items()) out[py::str(k)] = column(ptrs, k, v);
+  for (const auto& [k, v] : like.items()) {
+    if (v.is_object()) {
+      out[py::str(k)] = build(v, next);
+      continue;
+    }
+    Leaf& leaf = leaves_[next++];
+    switch (leaf.kind) {
+      case Kind::Bool: out[py::str(k)] = own(std::move(leaf.b), py::dtype::of<bool>()); break;  // bytes 0 and 1
+      case Kind::Int: out[py::str(k)] = own(std::move(leaf.i), py::dtype::of<std::int64_t>()); break;
+      case Kind::Float: out[py::str(k)] = own(std::move(leaf.f), py::dtype::of<double>()); break;
+      case Kind::List: {
+        py::list l;
+        std::size_t at = 0;
+        for (std::size_t r = 0; r < rows_; ++r)
+          l.append(at < leaf.lists.size() && leaf.lists[at].first == r ? from_json(leaf.lists[at++].second) : py::list());
+        leaf.lists.clear();
+        out[py::str(k)] = l;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+py::dict Columns::take() {
+  std::size_t next = 0;
+  py::dict out = build(like_, next);
+  rows_ = 0;
   return out;
 }
 

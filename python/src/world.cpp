@@ -19,6 +19,9 @@
 #include <atomic>
 #include <cmath>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "errors.h"
 #include "json_convert.h"
@@ -163,8 +166,26 @@ py::dict step(PyWorld& pw) {
   return from_json(stats);
 }
 
-py::dict run(PyWorld& pw, py::object steps) {
-  std::vector<nlohmann::json> rows;
+// The stats gathered as columns while stepping (json_convert.h Columns): a run of any length holds
+// 8 bytes per kept number and step, and `every` and `keep` bound that further.
+py::dict run(PyWorld& pw, py::object steps, long long every, py::object keep) {
+  if (every < 1) throw py::value_error("run: every must be >= 1, got " + std::to_string(every));
+  const nlohmann::json like = stats_json(StepStats{});
+  std::optional<std::vector<std::string>> keys;
+  if (!keep.is_none()) {
+    keys.emplace();
+    if (py::isinstance<py::str>(keep)) throw py::type_error("run: keep is a list of stats keys, not one string");
+    for (py::handle k : keep) {
+      const auto key = k.cast<std::string>();
+      if (!like.contains(key)) {
+        std::string known;
+        for (const auto& [name, v] : like.items()) known += (known.empty() ? "" : ", ") + name;
+        throw py::value_error("run: keep names no stats key '" + key + "' (keys: " + known + ")");
+      }
+      keys->push_back(key);
+    }
+  }
+  Columns cols(like, keys);
   StepResult r;
   {
     Busy busy(pw);
@@ -174,21 +195,21 @@ py::dict run(PyWorld& pw, py::object steps) {
       n = steps.cast<long long>();
       if (n < 0) throw py::value_error("run: the number of steps must be >= 0, got " + std::to_string(n));
     }
-    rows.reserve(std::size_t(n));
     py::gil_scoped_release unlocked;
     for (long long k = 0; k < n; ++k) {
       const int attempted = w.step_count() + 1;
       r = w.step();
-      rows.push_back(stats_json(w.last_stats()));  // the failed step's line too, as `coulomb run` writes it
+      // the failed step's line too, as `coulomb run` writes it, and always the last step run
+      if (!cols.empty() && (!r.ok() || k + 1 == n || w.step_count() % every == 0)) cols.append(stats_json(w.last_stats()));
       if (!r.ok()) {
         if (pw.failed_step == 0) pw.failed_step = attempted;
         break;
       }
     }
   }
-  py::dict cols = columns(rows, stats_json(StepStats{}));
-  if (!r.ok()) raise_failure(pw, r, cols);
-  return cols;
+  py::dict out = cols.take();
+  if (!r.ok()) raise_failure(pw, r, out);
+  return out;
 }
 
 py::array_t<double> soft_vertices(PyWorld& pw, const std::string& name) {
@@ -248,10 +269,13 @@ void bind_world(py::module_& m) {
       .def("step", &step,
            "Runs one step and returns its stats (the keys of a stats.jsonl line). Raises SimulationError (.step, "
            ".body) if the step fails.")
-      .def("run", &run, py::arg("steps") = py::none(),
+      .def("run", &run, py::arg("steps") = py::none(), py::kw_only(), py::arg("every") = 1,
+           py::arg("keep") = py::none(),
            "Runs `steps` steps (default: to the scene's end) and returns their stats as columns, "
-           "{key: numpy array} (joint_error: a dict of two). Raises SimulationError, with .stats up to the failed "
-           "step, if a step fails.")
+           "{key: numpy array} (joint_error: a dict of two). every=N keeps the stats of the steps whose number "
+           "is a multiple of N, and of the last one run; keep=[keys] keeps only those stats keys ([]: none, {} "
+           "returned). The columns take 8 bytes per kept number and step. Raises SimulationError, with .stats up "
+           "to the failed step, if a step fails.")
       .def("state", [](PyWorld& pw) { return pw.get().state(); }, "A copy of everything a step changes.")
       .def(
           "set_state",

@@ -5,7 +5,14 @@
   every point, the other worker taking over;
 - re-running resumes: done points are skipped, failed ones are recorded with their error and
   run again only with --retry-failed; another spec in the same folder is refused;
-- bad specs exit 2 naming the JSON pointer."""
+- bad specs exit 2 naming the JSON pointer, metrics that fail on the scene's initial state
+  before any point runs;
+- a point past its time or memory limit (spec "limits", --point-time-limit/--point-memory-limit)
+  is stopped and recorded as such, with its steps and peak memory, while the others finish;
+- Ctrl-C on the process group, or SIGINT to the sweep alone, ends it within seconds with exit 130
+  and no traceback, and the next run runs the interrupted points and skips the finished ones;
+- changed metrics are recomputed from the stored points, without simulating;
+- --workers beyond 4 per core exits 2; no more workers start than there are points to run."""
 import csv
 import json
 import os
@@ -196,6 +203,8 @@ def test_resume_skips_done_points_and_records_failures(coulomb_exe, tmp_path):
     ({"metrics": {"m": "mean(z["}}, "/metrics/m: invalid expression"),
     ({"set": {"/solver/max_iterations": -1}}, "/solver/max_iterations"),
     ({"seeds": [1], "seed_pointers": ["gens"]}, "/seed_pointers/0: expected a JSON pointer"),
+    ({"limits": {"time": 5}}, "/limits/time: unknown key (did you mean 'time_s'?)"),
+    ({"limits": {"memory_mb": -1}}, "/limits/memory_mb: expected a positive number"),
 ])
 def test_bad_specs_exit_2_naming_the_pointer(coulomb_exe, tmp_path, change, pointer):
     doc = {"format": "coulomb-sweep/1", "scene": os.path.join(SCENES, "sphere_pile.json"),
@@ -203,3 +212,130 @@ def test_bad_specs_exit_2_naming_the_pointer(coulomb_exe, tmp_path, change, poin
     doc.update(change)
     p = sweep(coulomb_exe, write_spec(tmp_path / "bad.json", doc), "--out", str(tmp_path / "out"))
     assert p.returncode == 2 and pointer in p.stderr, p.stderr
+
+
+def tiny_pile(count=5):
+    return {"/generators/0/count": count}
+
+
+def test_points_past_their_limits_are_stopped_and_recorded(coulomb_exe, tmp_path):
+    # a short point; a long one (10^7 steps) past the time limit; two past the memory limit, whose
+    # metric allocates (numpy.ones; the check before the sweep sees 10 bodies and allocates
+    # nothing): 8 GB at once with 11 bodies, 280 MB filled with 12
+    spec = write_spec(tmp_path / "spec.json", {
+        "format": "coulomb-sweep/1", "scene": os.path.join(SCENES, "sphere_pile.json"), "set": tiny_pile(),
+        "points": [{"/time": {"dt": 0.01, "steps": n}, "/generators/0/count": c} for n, c in
+                   ((10, 5), (10**7, 5), (10, 6), (10, 7))],
+        "limits": {"time_s": 1000, "memory_mb": 100000},
+        "metrics": {"mean_z": "mean(z[moving])", "hog": "float(np.ones(int(1e9) * (len(names) == 11) + int(3.5e7) * (len(names) == 12)).sum())"}})
+    out = str(tmp_path / "out")
+    t0 = time.time()
+    # the command line's limits win over the spec's
+    p = sweep(coulomb_exe, spec, "--out", out, "--workers", "2", "--point-time-limit", "3",
+              "--point-memory-limit", "200", "--no-plots")
+    wall = time.time() - t0
+    assert p.returncode == 1, p.stderr
+    ok, slow, big, filled = records(out)
+    assert ok["status"] == "ok" and ok["steps"] == 10 and ok["metrics"]["hog"] == 0 and ok["peak_mb"] < 200
+    assert slow["status"] == "time limit" and 0 < slow["steps"] < 10**7, slow
+    assert slow["error"].startswith("stopped at 3 s after ") and "peak memory" in slow["error"]
+    assert slow["limits"] == {"time_s": 3, "memory_mb": 200}
+    # stopped far below the 8 GB it asked for
+    assert big["status"] == "memory limit" and big["error"].startswith("200 MB reached") and big["steps"] == 10, big
+    assert big["peak_mb"] < 200 + 300
+    assert filled["status"] == "memory limit" and filled["error"].startswith("200 MB reached") and filled["peak_mb"] > 200
+    assert "point 1 time limit: stopped at 3 s" in p.stderr and "point 2 memory limit: 200 MB reached" in p.stderr
+    assert "CancelledError" not in p.stderr and "Traceback" not in p.stderr
+    print(f"time limit: {slow['steps']} steps in {slow['wall_s']} s; memory limit: {big['error']}; {filled['error']}; "
+          f"sweep {wall:.1f} s")
+
+
+def test_interrupting_ends_promptly_and_the_next_run_resumes(coulomb_exe, tmp_path):
+    spec = write_spec(tmp_path / "spec.json", {
+        "format": "coulomb-sweep/1", "scene": os.path.join(SCENES, "sphere_pile.json"), "set": tiny_pile(),
+        "points": [{"/time": {"dt": 0.01, "steps": n}} for n in (10, 10, 10**7, 10**7)],
+        "metrics": {"mean_z": "mean(z[moving])"}})
+    out = str(tmp_path / "out")
+    points_dir = os.path.join(out, "points")
+
+    def interrupt(after_records, to_group):
+        log = open(tmp_path / "sweep.log", "w+")
+        sw = subprocess.Popen([coulomb_exe, "sweep", spec, "--out", out, "--workers", "2", "--no-plots"],
+                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.time() + 120
+        while time.time() < deadline and sw.poll() is None:
+            log.seek(0)
+            text = log.read()
+            n = len([f for f in os.listdir(points_dir) if f.endswith(".json")]) if os.path.isdir(points_dir) else 0
+            if n >= after_records and "running on 2 worker(s)" in text:
+                break
+            time.sleep(0.1)
+        time.sleep(1.0)  # the long points are running
+        assert sw.poll() is None, "the sweep ended before it could be interrupted"
+        t = time.time()
+        if to_group:  # Ctrl-C in a terminal
+            os.killpg(sw.pid, signal.SIGINT)
+        else:
+            os.kill(sw.pid, signal.SIGINT)
+        rc = sw.wait(timeout=60)
+        log.seek(0)
+        return rc, time.time() - t, log.read()
+
+    rc, took, text = interrupt(2, to_group=True)
+    assert rc == 130, text
+    assert took < 10, f"{took:.1f} s from Ctrl-C to exit"
+    assert "Traceback" not in text and "Error" not in text, text
+    assert sorted(f for f in os.listdir(points_dir) if f.endswith(".json")) == ["0.json", "1.json"]
+    # the same command again: the two finished points are kept, the interrupted ones run
+    rc2, took2, text2 = interrupt(2, to_group=False)
+    assert "4 points, 2 already done" in text2 and "2 to run" in text2, text2
+    assert rc2 == 130 and took2 < 10 and "Traceback" not in text2, text2
+    assert [r["status"] for r in records(out)] == ["ok", "ok"]
+    print(f"Ctrl-C on the group: exit after {took:.2f} s; SIGINT to the sweep: {took2:.2f} s")
+
+
+def test_changed_metrics_are_recomputed_from_the_stored_points(coulomb_exe, tmp_path):
+    doc = {"format": "coulomb-sweep/1", "scene": os.path.join(SCENES, "sphere_pile.json"), "set": tiny_pile(10),
+           "steps": 20, "grid": {"/materials/glass/friction": [0.2, 0.8]},
+           "metrics": {"mean_z": "mean(z[moving])", "contacts": "int(stat('contacts')[-1])"}}
+    out = str(tmp_path / "out")
+    first = sweep(coulomb_exe, write_spec(tmp_path / "spec.json", doc), "--out", out, "--workers", "3", "--no-plots")
+    assert first.returncode == 0, first.stderr
+    assert "starting 2 worker(s), one per point to run, not 3" in first.stderr
+    before = records(out)
+    assert all(r["stats_keys"] == ["contacts"] and r["data"] == f"{r['point']}.npz" for r in before)
+    # another metric over the same stats column, in the same folder: no point runs again
+    doc["metrics"] = {"mean_z": "mean(z[moving])", "top": "max(z) + int(stat('contacts')[-1])"}
+    again = sweep(coulomb_exe, write_spec(tmp_path / "spec.json", doc), "--out", out, "--no-plots")
+    assert again.returncode == 0, again.stderr
+    assert "2 already done in" in again.stderr and "(2 with their metrics recomputed" in again.stderr
+    assert "0 to run" in again.stderr and "running on" not in again.stderr
+    after = records(out)
+    for b, a in zip(before, after):
+        assert a["metrics"]["mean_z"] == b["metrics"]["mean_z"] and a["wall_s"] == b["wall_s"]
+        assert a["metrics"]["top"] > b["metrics"]["contacts"]
+    with open(os.path.join(out, "results.csv")) as f:
+        assert next(csv.reader(f))[2:5] == ["status", "mean_z", "top"]
+
+
+@pytest.mark.parametrize("metric,message", [
+    ("maen(z)", "/metrics/m: NameError: name 'maen' is not defined"),
+    ("max(stat('max_penetraton'))", "/metrics/m: StatsKeyError: no stats column 'max_penetraton'"),
+    ("z[moving]", "/metrics/m: TypeError: gave an array of shape"),
+])
+def test_metric_mistakes_exit_2_before_any_point_runs(coulomb_exe, tmp_path, metric, message):
+    doc = {"format": "coulomb-sweep/1", "scene": os.path.join(SCENES, "sphere_pile.json"), "set": tiny_pile(),
+           "grid": {"/materials/glass/friction": [0.1]}, "metrics": {"ok": "max(z[z > 100])", "m": metric}}
+    p = sweep(coulomb_exe, write_spec(tmp_path / "bad.json", doc), "--out", str(tmp_path / "out"))
+    assert p.returncode == 2 and message in p.stderr, p.stderr
+    assert "/metrics/ok" not in p.stderr  # an empty selection depends on the run: not a mistake
+    assert not os.path.exists(tmp_path / "out")
+
+
+def test_absurd_worker_counts_exit_2(coulomb_exe, tmp_path):
+    doc = {"format": "coulomb-sweep/1", "scene": os.path.join(SCENES, "sphere_pile.json"),
+           "grid": {"/materials/glass/friction": [0.1]}, "metrics": {"m": "mean(z)"}}
+    t0 = time.time()
+    p = sweep(coulomb_exe, write_spec(tmp_path / "spec.json", doc), "--out", str(tmp_path / "out"), "--workers", "100000")
+    assert p.returncode == 2 and "--workers 100000 is more than 4 per core" in p.stderr, p.stderr
+    assert time.time() - t0 < 10
