@@ -407,12 +407,8 @@ void Importer::geom(Model& m, const XMLElement* e, const Place& place) {
     const MeshAsset& mesh = asset->second;
     std::vector<Vec3> points = mesh.vertices;
     if (!mesh.file.empty()) {
-      std::string ext = mesh.file.extension().string();
-      std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-      if (ext != ".obj")
-        docs_.fail(mesh.element, "mesh file '" + mesh.file.string() + "': only OBJ meshes are read here (convert it, or give its vertices)");
       try {
-        points = read_obj(mesh.file, "").vertices;
+        points = read_mesh(mesh.file, "").vertices;
       } catch (const std::exception& error) {
         docs_.fail(mesh.element, error.what());
       }
