@@ -65,7 +65,8 @@ class ModelBuilder {
   // A material with these coefficients (and density), created once and named by its values.
   std::string material(double friction, double torsional_friction = 0.0, double restitution = 0.0,
                        double density = 1000.0);
-  // Adds a body; returns its name (made unique if the model repeats one, with a warning).
+  // Adds a body; returns its name (made unique if the model repeats one, with a warning). A
+  // body's material is its first geom's.
   std::string add_body(BodySpec body);
   // A joint object of the scene format (`type`, `a`, `b`, anchor and axis in world coordinates,
   // ...); `name` made unique as for bodies.
@@ -87,7 +88,7 @@ class ModelBuilder {
   std::vector<nlohmann::json> joints_, actuators_;
   std::vector<std::array<std::string, 2>> excluded_;
   nlohmann::json materials_ = nlohmann::json::object();
-  std::map<std::string, int> names_used_;
+  std::map<std::string, int> body_names_, joint_names_, actuator_names_;  // uses of each name
 };
 
 // The inertia tensor of a solid of mass m about its centre, in its own frame: for the primitives
@@ -101,7 +102,8 @@ Mat3 capsule_inertia(double mass, double radius, double half_height);   // axis 
 // mass distribution has I_a + I_b < I_c), as MuJoCo's balanceinertia; returns whether it changed.
 bool balance_inertia(Mat3& inertia);
 
-// Reads the vector of numbers in `text` (space separated); throws via diag when malformed.
+// The numbers of an attribute or element text (separated by spaces or commas); throws
+// std::invalid_argument when one is not a finite number.
 std::vector<double> parse_numbers(const std::string& text);
 
 }  // namespace coulomb::import_detail
