@@ -5,11 +5,14 @@
 
 #include <Eigen/Eigenvalues>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace coulomb::import_detail {
 
 namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 std::string show(double x) {
   std::ostringstream s;

@@ -14,9 +14,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
+#include <limits>
 #include <mutex>
-#include <set>
 
 #include "model_builder.h"
 #include "urdf_defaults.h"
@@ -75,7 +74,8 @@ std::filesystem::path resolve_mesh(const std::string& uri, const std::filesystem
     }
     return first_existing(tried);
   }
-  std::filesystem::path p = uri.rfind(file, 0) == 0 ? std::filesystem::path(uri.substr(file.size())) : uri;
+  const std::filesystem::path p = uri.rfind(file, 0) == 0 ? std::filesystem::path(uri.substr(file.size()))
+                                                          : std::filesystem::path(uri);
   if (p.is_absolute()) {
     tried.push_back(p);
   } else {
@@ -248,7 +248,7 @@ class UrdfImporter {
     if (options_.base_position) {
       base = {(*options_.base_position)[0], (*options_.base_position)[1], (*options_.base_position)[2]};
     } else if (options_.ground) {
-      double lowest = kInfinity;
+      double lowest = std::numeric_limits<double>::infinity();
       for (const auto& [name, p] : poses_) {
         const auto link = model_->getLink(name);
         for (const auto& [local, shape] : geometry(*link).placed) lowest = std::min(lowest, lowest_point(p * local, shape));
