@@ -56,6 +56,23 @@ class UrdfImport : public ::testing::Test {
   fs::path dir_;
 };
 
+ImportOptions no_ground() {
+  ImportOptions o;
+  o.ground = false;
+  return o;
+}
+ImportOptions strict() {
+  ImportOptions o;
+  o.strict = true;
+  return o;
+}
+ImportOptions floating_at(double x, double y, double z) {
+  ImportOptions o;
+  o.floating_base = true;
+  o.base_position = std::array<double, 3>{x, y, z};
+  return o;
+}
+
 const json& body(const json& scene, const std::string& name) {
   for (const json& b : scene["bodies"])
     if (b["name"] == name) return b;
@@ -90,7 +107,7 @@ TEST_F(UrdfImport, InertialIsRotatedIntoTheLinkFrame) {
   const ImportResult r = import(kBase + R"(<link name="arm"><inertial><origin xyz="0.1 0.2 0.3" rpy="0 0 1.5707963267948966"/>
       <mass value="3"/><inertia ixx="1" iyy="2" izz="2.5" ixy="0" ixz="0" iyz="0"/></inertial></link>
     <joint name="j" type="fixed"><parent link="base"/><child link="arm"/></joint>)",
-                                    {.ground = false});
+                                    no_ground());
   const json& arm = body(r.scene, "arm");
   EXPECT_EQ(arm["mass"], 3.0);
   expect_vec(arm["center_of_mass"], {0.1, 0.2, 0.3});
@@ -99,7 +116,7 @@ TEST_F(UrdfImport, InertialIsRotatedIntoTheLinkFrame) {
   const ImportResult t = import(kBase + R"(<link name="arm"><inertial><origin rpy="0.7853981633974483 0 0"/>
       <mass value="3"/><inertia ixx="1" iyy="2" izz="2.5" ixy="0" ixz="0" iyz="0"/></inertial></link>
     <joint name="j" type="fixed"><parent link="base"/><child link="arm"/></joint>)",
-                                    {.ground = false});
+                                    no_ground());
   expect_vec(body(t.scene, "arm")["inertia"], {1, 2.25, 2.25, 0, 0, -0.25});
 }
 
@@ -112,7 +129,7 @@ TEST_F(UrdfImport, EachJointTypeMapsToItsSceneJoint) {
     <joint name="pri" type="prismatic"><parent link="l2"/><child link="l3"/><axis xyz="0 0 1"/><limit lower="-0.5" upper="0.5" effort="0" velocity="0"/></joint>
     <joint name="fix" type="fixed"><parent link="l3"/><child link="l4"/></joint>
     <joint name="free" type="floating"><parent link="base"/><child link="l5"/></joint>)",
-                                {.ground = false});
+                                no_ground());
   ASSERT_EQ(r.scene["joints"].size(), 4u);
   EXPECT_EQ(joint(r.scene, "rev")["type"], "hinge");
   expect_vec(joint(r.scene, "rev")["limits"], {-1, 2});
@@ -134,7 +151,7 @@ TEST_F(UrdfImport, AnchorAxisAndLinkPosesFollowTheJointOrigins) {
     <joint name="j1" type="continuous"><parent link="base"/><child link="l1"/>
       <origin xyz="0 0 1" rpy="0 0 1.5707963267948966"/><axis xyz="1 0 0"/></joint>
     <joint name="j2" type="continuous"><parent link="l1"/><child link="l2"/><origin xyz="0.5 0 0"/><axis xyz="0 0 1"/></joint>)",
-                                {.ground = false});
+                                no_ground());
   expect_vec(joint(r.scene, "j1")["anchor"], {0, 0, 1});
   expect_vec(joint(r.scene, "j1")["axis"], {0, 1, 0});  // x turned a quarter about z
   expect_vec(body(r.scene, "l1")["position"], {0, 0, 1});
@@ -152,7 +169,7 @@ TEST_F(UrdfImport, LimitsThatExcludeZeroPlaceTheJointAtTheNearestLimit) {
       <limit lower="0.5" upper="1.5" effort="0" velocity="0"/></joint>
     <joint name="slide" type="prismatic"><parent link="l1"/><child link="l2"/><origin xyz="1 0 0"/><axis xyz="1 0 0"/>
       <limit lower="-2" upper="-1" effort="0" velocity="0"/></joint>)",
-                                {.ground = false});
+                                no_ground());
   EXPECT_DOUBLE_EQ(joint(r.scene, "hinge")["position"].get<double>(), 0.5);
   expect_vec(body(r.scene, "l1")["orientation"], {std::cos(0.25), 0, 0, std::sin(0.25)});
   EXPECT_DOUBLE_EQ(joint(r.scene, "slide")["position"].get<double>(), -1.0);
@@ -166,7 +183,7 @@ TEST_F(UrdfImport, LimitsThatExcludeZeroPlaceTheJointAtTheNearestLimit) {
 TEST_F(UrdfImport, ALimitWithoutLowerAndUpperLeavesTheHingeFree) {
   const ImportResult r = import(kBase + link("l1") + R"(<joint name="knee" type="revolute"><parent link="base"/>
       <child link="l1"/><axis xyz="0 1 0"/><limit effort="10" velocity="3"/></joint>)",
-                                {.ground = false});
+                                no_ground());
   EXPECT_FALSE(joint(r.scene, "knee").contains("limits"));
   EXPECT_TRUE(has_warning(r, "gives neither lower nor upper", 3));
   // limit effort -> an effort actuator named after the joint; velocity -> max_velocity
@@ -188,7 +205,7 @@ TEST_F(UrdfImport, CollisionGeometryBecomesShapes) {
       <collision><origin xyz="0 0 1"/><geometry><cylinder radius="0.1" length="0.5"/></geometry></collision>
       <collision><origin xyz="0 0 2"/><geometry><sphere radius="0.3"/></geometry></collision>)") +
                                 R"(<joint name="j" type="fixed"><parent link="base"/><child link="l1"/></joint>)",
-                                {.ground = false});
+                                no_ground());
   const json& shapes = r.scene["shapes"];
   EXPECT_EQ(shapes["l1"]["type"], "compound");
   ASSERT_EQ(shapes["l1"]["children"].size(), 3u);
@@ -242,7 +259,7 @@ TEST_F(UrdfImport, MassesTheEngineWouldRefuseAreRepairedWithAWarning) {
     <joint name="j2" type="continuous"><parent link="base"/><child link="shell"/></joint>
     <joint name="j3" type="continuous"><parent link="base"/><child link="lopsided"/></joint>
     <joint name="j4" type="continuous"><parent link="base"/><child link="zero"/></joint>)",
-                                {.ground = false});
+                                no_ground());
   EXPECT_DOUBLE_EQ(body(r.scene, "empty")["mass"].get<double>(), 1e-3);
   EXPECT_TRUE(has_warning(r, "link 'empty' inertial: no <inertial> and no collision geometry", 4));
   EXPECT_FALSE(body(r.scene, "shell").contains("mass"));  // from the box at 1000 kg/m^3
@@ -273,7 +290,7 @@ TEST_F(UrdfImport, UnsupportedElementsAreWarningsWithTheirLines) {
   // --strict: the first warning is an error
   EXPECT_NE(error_of(kBase + link("l1", "<visual><geometry><box size=\"1 1 1\"/></geometry></visual>") +
                          R"(<joint name="j1" type="fixed"><parent link="base"/><child link="l1"/></joint>)",
-                     {.strict = true})
+                     strict())
                 .find(":3: link 'l1' visual: visual geometry is not imported"),
             std::string::npos);
 }
@@ -314,10 +331,10 @@ TEST_F(UrdfImport, RootPlacement) {
   expect_vec(body(lifted.scene, "base")["position"], {0, 0, 0.2});
   EXPECT_TRUE(body(lifted.scene, "base")["fixed"].get<bool>());
   EXPECT_EQ(body(lifted.scene, "ground")["fixed"], true);
-  const ImportResult placed = import(model, {.floating_base = true, .base_position = std::array<double, 3>{1, 2, 3}});
+  const ImportResult placed = import(model, floating_at(1, 2, 3));
   expect_vec(body(placed.scene, "base")["position"], {1, 2, 3});
   EXPECT_FALSE(body(placed.scene, "base").contains("fixed"));
-  const ImportResult bare = import(model, {.ground = false});
+  const ImportResult bare = import(model, no_ground());
   expect_vec(body(bare.scene, "base")["position"], {0, 0, 0});
   EXPECT_THROW(body(bare.scene, "ground"), std::runtime_error);
 }
