@@ -225,7 +225,9 @@ class UrdfImporter {
             for (const auto& t : tried) where += (where.empty() ? "" : ", ") + t.string();
             diag_.fail(line, what + " mesh", "'" + m.filename + "' not found (looked for " + where + ")");
           }
-          geom.shape = {{"type", "mesh"}, {"file", path.string()}};
+          // used as its convex hull, as MuJoCo uses every mesh geom: robot meshes are CAD
+          // exports, often open or not manifold, which a moving mesh body cannot be
+          geom.shape = {{"type", "mesh"}, {"file", path.string()}, {"convex", true}};
           const Vec3 scale = vec(m.scale);
           for (int i = 0; i < 3; ++i) positive(scale[i], "mesh scale");
           if (scale != Vec3::Ones()) geom.shape["scale"] = {scale.x(), scale.y(), scale.z()};

@@ -233,6 +233,7 @@ TEST_F(UrdfImport, MeshPathsResolvePackagesAndRelativePaths) {
   const ImportResult r = import_urdf(model, options);
   EXPECT_EQ(r.scene["shapes"]["l1"]["file"], (dir_ / "pkgs/my_robot/meshes/a.obj").lexically_normal().string());
   expect_vec(r.scene["shapes"]["l1"]["scale"], {2, 2, 2});
+  EXPECT_EQ(r.scene["shapes"]["l1"]["convex"], true);  // the hull, as MuJoCo
   EXPECT_EQ(r.scene["shapes"]["l2"]["file"], (dir_ / "model/meshes/b.obj").lexically_normal().string());
   EXPECT_FALSE(r.scene["shapes"]["l2"].contains("scale"));
   // without the search path the package is not found: an error naming the link and the places tried
