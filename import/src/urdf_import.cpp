@@ -136,7 +136,7 @@ class UrdfImporter {
     const std::size_t open = message.find('['), close = message.find(']');
     if (open == std::string::npos || close == std::string::npos || close < open) return 0;
     const std::string name = message.substr(open + 1, close - open - 1);
-    const bool joint = message.rfind("Joint", open) != std::string::npos && message.find("oint") < open;
+    const bool joint = message.substr(0, open).find("oint") != std::string::npos;  // "Joint [NAME]"
     if (joint && xml_.joints.count(name)) return xml_.joints.at(name).line;
     if (xml_.links.count(name)) return xml_.links.at(name).line;
     if (xml_.joints.count(name)) return xml_.joints.at(name).line;
