@@ -185,7 +185,7 @@ TEST_F(UrdfImport, ALimitWithoutLowerAndUpperLeavesTheHingeFree) {
       <child link="l1"/><axis xyz="0 1 0"/><limit effort="10" velocity="3"/></joint>)",
                                 no_ground());
   EXPECT_FALSE(joint(r.scene, "knee").contains("limits"));
-  EXPECT_TRUE(has_warning(r, "gives neither lower nor upper", 3));
+  EXPECT_TRUE(has_warning(r, "gives neither lower nor upper", 6));
   // limit effort -> an effort actuator named after the joint; velocity -> max_velocity
   ASSERT_EQ(r.scene["actuators"].size(), 1u);
   EXPECT_EQ(r.scene["actuators"][0], (json{{"name", "knee"}, {"type", "effort"}, {"joint", "knee"},
@@ -292,7 +292,7 @@ TEST_F(UrdfImport, UnsupportedElementsAreWarningsWithTheirLines) {
   EXPECT_NE(error_of(kBase + link("l1", "<visual><geometry><box size=\"1 1 1\"/></geometry></visual>") +
                          R"(<joint name="j1" type="fixed"><parent link="base"/><child link="l1"/></joint>)",
                      strict())
-                .find(":3: link 'l1' visual: visual geometry is not imported"),
+                .find(":4: link 'l1' visual: visual geometry is not imported"),
             std::string::npos);
 }
 
@@ -305,19 +305,19 @@ TEST_F(UrdfImport, BadModelsAreImportErrorsNamingFileLineAndElement) {
     EXPECT_EQ(std::string(e.what()), (dir_ / "missing.urdf").string() + ": robot: no such file");
   }
   // malformed XML: tinyxml2's message and line
-  EXPECT_NE(error_of(kBase + "<link name=\"l1\">\n</lonk>\n").find(f + ":4: XML: XML_ERROR_MISMATCHED_ELEMENT"),
+  EXPECT_NE(error_of(kBase + "<link name=\"l1\">\n</lonk>\n").find(f + ":5: XML: XML_ERROR_MISMATCHED_ELEMENT"),
             std::string::npos)
       << error_of(kBase + "<link name=\"l1\">\n</lonk>\n");
   // urdfdom's message, at the joint's line
   const std::string unknown = error_of(kBase + link("l1") +
                                        R"(<joint name="hip" type="screw"><parent link="base"/><child link="l1"/></joint>)");
-  EXPECT_NE(unknown.find(f + ":4: robot: Joint [hip] has no known type [screw]"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find(f + ":5: robot: Joint [hip] has no known type [screw]"), std::string::npos) << unknown;
   const std::string planar = error_of(kBase + link("l1") +
                                       R"(<joint name="p" type="planar"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/></joint>)");
-  EXPECT_NE(planar.find(f + ":4: joint 'p': planar joints are not supported"), std::string::npos) << planar;
+  EXPECT_NE(planar.find(f + ":5: joint 'p': planar joints are not supported"), std::string::npos) << planar;
   const std::string mesh = error_of(kBase + link("l1", R"(<collision><geometry><mesh filename="nope.stl"/></geometry></collision>)") +
                                     R"(<joint name="j" type="fixed"><parent link="base"/><child link="l1"/></joint>)");
-  EXPECT_NE(mesh.find(f + ":3: link 'l1' collision mesh: 'nope.stl' not found"), std::string::npos) << mesh;
+  EXPECT_NE(mesh.find(f + ":4: link 'l1' collision mesh: 'nope.stl' not found"), std::string::npos) << mesh;
   EXPECT_NE(error_of("<link name=\"a\"/><link name=\"b\"/>").find("robot: "), std::string::npos);  // two roots
   const fs::path not_robot = write("x.urdf", "<mujoco/>");
   EXPECT_THROW(import_urdf(not_robot), ImportError);
