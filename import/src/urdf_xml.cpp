@@ -115,8 +115,13 @@ UrdfXml read_urdf_xml(const std::filesystem::path& file, Diagnostics& diag) {
   UrdfXml xml;
   xml.text = read_text(file, diag);
   tinyxml2::XMLDocument doc;
-  if (doc.Parse(xml.text.data(), xml.text.size()) != tinyxml2::XML_SUCCESS)
-    diag.fail(doc.ErrorLineNum(), "XML", std::string(doc.ErrorName()) + ": " + (doc.ErrorStr() ? doc.ErrorStr() : ""));
+  if (doc.Parse(xml.text.data(), xml.text.size()) != tinyxml2::XML_SUCCESS) {
+    // tinyxml2's ErrorStr() is "Error=NAME ErrorID=N (0xN) Line number=L: DETAIL": the name and detail
+    const std::string full = doc.ErrorStr() ? doc.ErrorStr() : "";
+    const std::size_t at = full.find(": ", full.find("Line number="));
+    diag.fail(doc.ErrorLineNum(), "XML",
+              std::string(doc.ErrorName()) + (at == std::string::npos ? "" : " (" + full.substr(at + 2) + ")"));
+  }
   const XMLElement* robot = doc.RootElement();
   if (!robot) diag.fail(0, "XML", "no root element");
   if (std::string(robot->Name()) != "robot")

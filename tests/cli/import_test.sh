@@ -50,7 +50,7 @@ grep -q "cartpole.urdf:[0-9]*: link 'slideBar' visual: visual geometry is not im
 # bad models: exit 2 with file, line and element
 printf '<robot name="r">\n<link name="a">\n</robot>\n' >"$tmp/bad.urdf"
 "$exe" run "$tmp/bad.urdf" --out "$tmp/bad" --quiet 2>"$tmp/err.txt"; rc=$?
-[ $rc -eq 2 ] && grep -q "bad.urdf:3: XML: XML_ERROR_MISMATCHED_ELEMENT" "$tmp/err.txt" && ok || bad "malformed: exit $rc $(cat "$tmp/err.txt")"
+[ $rc -eq 2 ] && grep -q "bad.urdf:2: XML: XML_ERROR_MISMATCHED_ELEMENT" "$tmp/err.txt" && ok || bad "malformed: exit $rc $(cat "$tmp/err.txt")"
 "$exe" import "$tmp/none.urdf" --out "$tmp/none.json" 2>"$tmp/err.txt"; rc=$?
 [ $rc -eq 2 ] && grep -q "none.urdf: robot: no such file" "$tmp/err.txt" && ok || bad "missing: exit $rc $(cat "$tmp/err.txt")"
 "$exe" import "$robots/cartpole.urdf" --out "$tmp/x.json" --base-position 1 2 >/dev/null 2>&1; rc=$?
