@@ -191,6 +191,9 @@ class UrdfImporter {
       Geom geom;
       geom.pose = pose(c.origin);
       geom.material = material_;
+      if (lx && (lx->lateral_friction >= 0.0 || lx->restitution >= 0.0))
+        geom.material = builder_.material(lx->lateral_friction >= 0.0 ? lx->lateral_friction : kUrdfFriction, 0.0,
+                                          std::max(0.0, lx->restitution));
       if (!finite(geom.pose)) diag_.fail(line, what + " origin", "not a finite pose");
       const auto positive = [&](double v, const char* key) {
         if (!(v > 0.0) || !std::isfinite(v)) diag_.fail(line, what, std::string(key) + " must be a finite number > 0");

@@ -64,8 +64,16 @@ void scan_link(const XMLElement* e, UrdfXml& xml, bool& visual_warned, Diagnosti
                   "geometry (said once per model)");
       visual_warned = true;
     } else if (tag == "contact") {
-      diag.warn(c->GetLineNum(), what + " contact",
-                "<contact> (a PyBullet extension) is not imported: the link takes the model's one material");
+      // PyBullet's extension: its friction and restitution make the link's material
+      for (const XMLElement* k = c->FirstChildElement(); k; k = k->NextSiblingElement()) {
+        const std::string key = k->Name();
+        const double value = k->DoubleAttribute("value", -1.0);
+        if (key == "lateral_friction" && value >= 0.0) link.lateral_friction = value;
+        else if (key == "restitution" && value >= 0.0) link.restitution = value;
+        else
+          diag.warn(k->GetLineNum(), what + " contact/" + key,
+                    "not imported (PyBullet's contact extension: lateral_friction and restitution are)");
+      }
     } else {
       diag.warn(c->GetLineNum(), what, "<" + tag + "> is not a URDF element this importer knows: ignored");
     }

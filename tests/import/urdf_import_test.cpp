@@ -360,6 +360,10 @@ TEST_F(UrdfImport, TheTestRobotsImport) {
   EXPECT_EQ(minitaur.scene["bodies"].size(), 28u);  // 27 links and the ground
   EXPECT_EQ(minitaur.scene["joints"].size(), 26u);
   EXPECT_TRUE(has_warning(minitaur, "joint_properties: read as <dynamics>"));
+  // PyBullet's <contact>: lateral_friction 1 makes the lower legs' material; stiffness and damping are warned about
+  EXPECT_EQ(body(minitaur.scene, "lower_leg_front_rightR_link")["material"], "friction_1");
+  EXPECT_EQ(body(minitaur.scene, "base_chassis_link")["material"], "friction_0.8");
+  EXPECT_TRUE(has_warning(minitaur, "link 'lower_leg_front_rightR_link' contact/stiffness: not imported", 430));
 }
 
 }  // namespace
