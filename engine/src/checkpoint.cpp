@@ -191,12 +191,27 @@ void write_checkpoint(const std::filesystem::path& dir, const Checkpoint& c) {
                   {"files", {{"stats.jsonl", c.sizes.stats}, {"frames.jsonl", c.sizes.frames}}},
                   {"summary", {{"max_penetration", c.max_penetration}, {"contact_sum", c.contact_sum}}},
                   {"state", state_json(c.state)}};
-  write_file_atomically(dir / kCheckpointFile, j.dump() + "\n");
+  Json sealed = j;
+  sealed["fnv1a64"] = fnv1a64_hex(j.dump());
+  write_file_atomically(dir / kCheckpointFile, sealed.dump() + "\n");
 }
 
 Checkpoint read_checkpoint(const std::filesystem::path& dir) {
-  const Json j = read_scene_file(dir / kCheckpointFile);
-  const std::string where = (dir / kCheckpointFile).string() + ": ";
+  const std::filesystem::path file = dir / kCheckpointFile;
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec))
+    throw InputError("--resume", file.string() + " is missing (deleted?): the run cannot continue from it; run it again "
+                                                 "without --resume");
+  Json j = read_scene_file(file);
+  const std::string where = file.string() + ": ";
+  // the checksum of the rest of the file, as written (a parsed document dumps as it was dumped)
+  if (!j.is_object() || !j.contains("fnv1a64") || !j["fnv1a64"].is_string())
+    throw InputError("--resume", where + "no checksum (fnv1a64): not a checkpoint this build wrote; run again without --resume");
+  const std::string sum = j["fnv1a64"].get<std::string>();
+  j.erase("fnv1a64");
+  if (fnv1a64_hex(j.dump()) != sum)
+    throw InputError("--resume", where + "the checksum does not match the contents (the file was changed or damaged): "
+                                         "run again without --resume");
   try {
     detail::ObjectReader top(j, "");
     if (top.required_string("format") != "coulomb-checkpoint/1")

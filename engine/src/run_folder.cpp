@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <regex>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -144,6 +145,19 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view t
     throw;
   }
   sync_folder(path.parent_path());
+}
+
+int remove_stale_temporaries(const std::filesystem::path& dir) {
+  static const std::regex temporary(R"(.+\.[0-9]+-[0-9]+(-[0-9]+)?\.tmp)");
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    std::error_code ignored;
+    if (entry.is_regular_file(ignored) && std::regex_match(entry.path().filename().string(), temporary) &&
+        std::filesystem::remove(entry.path(), ignored))
+      ++removed;
+  }
+  return removed;
 }
 
 std::string unique_run_id() {

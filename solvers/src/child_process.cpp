@@ -93,7 +93,7 @@ Wire run_in_child(const std::string& path, const std::function<Wire()>& produce)
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || in.bytes.empty()) {
     const std::string how = WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")"
                                                 : "exit status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    throw InputError(path, "reading the file stopped the HDF5 library (" + how + "): not a valid FCLib local problem");
+    throw ChildStopped(how);
   }
   switch (in.get<char>()) {
     case 'O': return in;

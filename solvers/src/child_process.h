@@ -1,7 +1,8 @@
-// Running a read of an untrusted file in a child process (fclib_io.cpp): libhdf5 trusts a file's
-// structure where no check can reach (fuzz_fclib found a SEGV and a 4.3 GB allocation inside
-// H5Lexists), so the read runs in a forked child that sends its result back through a pipe, and
-// the caller's process is never at risk.
+// Running libfclib in a child process (fclib_io.cpp): libhdf5 trusts a file's structure where no
+// check can reach (a crafted file gave a SEGV and a 4.3 GB allocation inside H5Lexists), and
+// libfclib calls exit(1) when an HDF5 call fails (a full disk while writing), so reads and writes
+// run in a forked child that sends its result back through a pipe, and the caller's process is
+// never at risk.
 #pragma once
 #include <cstddef>
 #include <cstring>
@@ -63,10 +64,17 @@ struct Wire {
   [[noreturn]] static void truncated() { throw std::runtime_error("truncated result from a reading process"); }
 };
 
+// A child that ended without a result (a signal, or exit() inside the library): `how` says which.
+struct ChildStopped : std::runtime_error {
+  explicit ChildStopped(const std::string& how_it_ended)
+      : std::runtime_error("the HDF5 library stopped the process (" + how_it_ended + ")"), how(how_it_ended) {}
+  std::string how;
+};
+
 // produce() in a child process, its Wire returned. Its exceptions come back as the same kinds
 // (InputError, std::invalid_argument, std::bad_alloc, any other std::exception as
-// std::runtime_error); a child that ends any other way (a signal, exit()) is an InputError of
-// `path`.
+// std::runtime_error); a child that ends any other way throws ChildStopped. `path` names the
+// file in the messages of the process calls that fail.
 Wire run_in_child(const std::string& path, const std::function<Wire()>& produce);
 
 }  // namespace coulomb::detail

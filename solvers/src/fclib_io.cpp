@@ -26,6 +26,10 @@ extern "C" {
 }
 #include <hdf5.h>
 
+#include <sys/resource.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
 #include "child_process.h"
 
 namespace coulomb {
@@ -385,7 +389,12 @@ Plain plain_of(detail::Wire& w) {
 }  // namespace
 
 AssembledProblem read_fclib_local(const std::filesystem::path& file, FclibLocalInfo* info) {
-  detail::Wire wire = detail::run_in_child(file.string(), [&] { return wire_of(load(file)); });
+  detail::Wire wire;
+  try {
+    wire = detail::run_in_child(file.string(), [&] { return wire_of(load(file)); });
+  } catch (const detail::ChildStopped& e) {
+    throw InputError(file.string(), "reading the file stopped the HDF5 library (" + e.how + "): not a valid FCLib local problem");
+  }
   const Plain in = plain_of(wire);
   const int nc = in.m / 3;
 
@@ -490,12 +499,16 @@ double merit_of_file(const std::filesystem::path& file, const std::vector<Vec4>&
 }  // namespace
 
 double libfclib_merit(const std::filesystem::path& file, const std::vector<Vec4>& lambda) {
-  detail::Wire wire = detail::run_in_child(file.string(), [&] {
-    detail::Wire w;
-    w.put(merit_of_file(file, lambda));
-    return w;
-  });
-  return wire.get<double>();
+  try {
+    detail::Wire wire = detail::run_in_child(file.string(), [&] {
+      detail::Wire w;
+      w.put(merit_of_file(file, lambda));
+      return w;
+    });
+    return wire.get<double>();
+  } catch (const detail::ChildStopped& e) {
+    throw InputError(file.string(), "reading the file stopped the HDF5 library (" + e.how + "): not a valid FCLib local problem");
+  }
 }
 
 std::string fclib_dropped_friction(const AssembledProblem& p) {
@@ -512,6 +525,39 @@ std::string fclib_dropped_friction(const AssembledProblem& p) {
             " contacts have anisotropic friction (mu_t != mu_s): mu_s is written";
   return note;
 }
+
+namespace {
+
+// What may have stopped a write into `dir`: the space left on its disk and the file-size limit.
+std::string storage_report(const std::filesystem::path& dir) {
+  std::string out;
+  struct statvfs fs{};
+  if (::statvfs(dir.empty() ? "." : dir.c_str(), &fs) == 0)
+    out = std::to_string(static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize) + " bytes free on the disk of " +
+          (dir.empty() ? std::string(".") : dir.string());
+  struct rlimit limit{};
+  if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    out += (out.empty() ? "" : ", ") + std::string("file-size limit (ulimit -f) ") + std::to_string(limit.rlim_cur) + " bytes";
+  return out.empty() ? "a full disk or a file-size limit?" : out + " (a full disk or a file-size limit?)";
+}
+
+void write_local(const std::string& tmp, std::vector<int>& colptr, std::vector<int>& rowind,
+                 std::vector<double>& values, std::vector<double>& q, std::vector<double>& mu, int m,
+                 const FclibWriteInfo& info) {
+  std::vector<char> title(info.title.begin(), info.title.end()), description(info.description.begin(), info.description.end()),
+      math_info(info.math_info.begin(), info.math_info.end());
+  title.push_back('\0');
+  description.push_back('\0');
+  math_info.push_back('\0');
+  fclib_info fi{info.title.empty() ? nullptr : title.data(), info.description.empty() ? nullptr : description.data(),
+                info.math_info.empty() ? nullptr : math_info.data()};
+  fclib_matrix W{int(values.size()), m, m, colptr.data(), rowind.data(), values.data(), -1, nullptr};
+  fclib_local local{&W, nullptr, nullptr, mu.data(), q.data(), nullptr, 3, &fi};
+  QuietHdf5 quiet;
+  if (fclib_write_local(&local, tmp.c_str()) != 1) throw std::runtime_error(tmp + ": libfclib could not write the problem");
+}
+
+}  // namespace
 
 void write_fclib_local(const std::filesystem::path& file, const AssembledProblem& p, const FclibWriteInfo& info) {
   const int nc = p.num_contacts(), m = 3 * nc;
@@ -554,29 +600,36 @@ void write_fclib_local(const std::filesystem::path& file, const AssembledProblem
     for (int c = 1; c <= m; ++c) colptr[std::size_t(c)] = 1;
   }
 
-  // the file: replaced if it exists, created here so that a failure is an exception (libfclib
-  // would then write into the empty file it finds)
   const std::string path = file.string();
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec)) throw std::runtime_error(path + ": is a directory");
-  if (std::filesystem::exists(file, ec) && !std::filesystem::remove(file, ec))
-    throw std::runtime_error(path + ": cannot replace the existing file (" + ec.message() + ")");
-  {
-    QuietHdf5 quiet;
-    Handle f(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), &H5Fclose);
-    if (!f.ok()) throw std::runtime_error(path + ": cannot create the file (missing directory or no permission?)");
+  // written beside the target by a child process (libfclib ends its process when an HDF5 call
+  // fails), then renamed over it: the target is the old file or the whole new one
+  const std::filesystem::path temporary = path + "." + std::to_string(::getpid()) + ".tmp";
+  const std::string tmp = temporary.string();
+  try {
+    detail::run_in_child(path, [&] {
+      {
+        QuietHdf5 quiet;
+        Handle f(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), &H5Fclose);
+        if (!f.ok()) throw std::runtime_error(path + ": cannot create the file (missing directory or no permission?)");
+      }
+      write_local(tmp, colptr, rowind, values, q, mu, m, info);
+      return detail::Wire{};
+    });
+  } catch (const detail::ChildStopped& e) {
+    std::filesystem::remove(temporary, ec);
+    throw std::runtime_error(path + ": writing the file failed inside the HDF5 library (" + e.how + "); " +
+                             storage_report(file.parent_path()));
+  } catch (...) {
+    std::filesystem::remove(temporary, ec);
+    throw;
   }
-  std::vector<char> title(info.title.begin(), info.title.end()), description(info.description.begin(), info.description.end()),
-      math_info(info.math_info.begin(), info.math_info.end());
-  title.push_back('\0');
-  description.push_back('\0');
-  math_info.push_back('\0');
-  fclib_info fi{info.title.empty() ? nullptr : title.data(), info.description.empty() ? nullptr : description.data(),
-                info.math_info.empty() ? nullptr : math_info.data()};
-  fclib_matrix W{int(values.size()), m, m, colptr.data(), rowind.data(), values.data(), -1, nullptr};
-  fclib_local local{&W, nullptr, nullptr, mu.data(), q.data(), nullptr, 3, &fi};
-  QuietHdf5 quiet;
-  if (fclib_write_local(&local, path.c_str()) != 1) throw std::runtime_error(path + ": libfclib could not write the problem");
+  std::filesystem::rename(temporary, file, ec);
+  if (ec) {
+    std::filesystem::remove(temporary, ec);
+    throw std::runtime_error(path + ": cannot replace the file (" + ec.message() + ")");
+  }
 }
 
 }  // namespace coulomb

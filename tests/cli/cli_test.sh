@@ -139,6 +139,19 @@ check dump-fclib-not-a-dir 2 "$exe" run "$src/scenes/sliding_box.json" --out "$t
 contains dump-fclib-not-a-dir-message "--dump-fclib"
 check dump-fclib-position-solver 2 "$exe" run "$src/scenes/sliding_box.json" --out "$tmp/d2" --steps 4 --quiet --dump-fclib "$tmp/dump" --solver xpbd-jacobi
 contains dump-fclib-position-solver-message "velocity-level"
+# the solvers it suggests are velocity-level ones, never the position-level one just refused
+check dump-fclib-newton 2 "$exe" run "$src/scenes/sliding_box.json" --out "$tmp/d2" --steps 4 --quiet --dump-fclib "$tmp/dump" --solver newton-pcr
+contains dump-fclib-newton-suggests "use one that does (--solver "
+for s in newton-pcr cr-mlcp xpbd-jacobi; do lacks "dump-fclib-newton-not-$s" "$s," ; lacks "dump-fclib-newton-not-$s-last" "$s)"; done
+# a write error while dumping (a file-size limit): exit 1 naming the step, the file and the limit;
+# run.json records the failure; no temporary is left
+(ulimit -f 4; exec "$exe" run "$src/scenes/sliding_box.json" --out "$tmp/dfull" --steps 4 --quiet --dump-fclib "$tmp/dumpfull") \
+  >"$tmp/out.txt" 2>&1; rc=$?
+[ $rc -eq 1 ] && passes=$((passes + 1)) || { echo "FAIL dump-fclib-full: exit $rc"; cat "$tmp/out.txt"; fails=$((fails + 1)); }
+contains dump-fclib-full-step "--dump-fclib: step 1: "
+contains dump-fclib-full-limit "file-size limit (ulimit -f) 4096 bytes"
+grep -q '"status": *"failed"' "$tmp/dfull/run.json" && passes=$((passes + 1)) || { echo "FAIL dump-fclib-full: run.json"; cat "$tmp/dfull/run.json"; fails=$((fails + 1)); }
+[ -z "$(ls "$tmp/dumpfull" | grep '\.tmp$')" ] && passes=$((passes + 1)) || { echo "FAIL dump-fclib-full: temporaries left"; ls "$tmp/dumpfull"; fails=$((fails + 1)); }
 check fclib-bad-option 2 "$exe" fclib "$tmp/dump/sliding_box-000002.hdf5" --solver newton-fb --option bogus=1
 contains fclib-bad-option-message "no chosen solver has the option key 'bogus'"
 check fclib-bad-option-value 2 "$exe" fclib "$tmp/dump/sliding_box-000002.hdf5" --solver newton-fb --option linear_solver=ldlt

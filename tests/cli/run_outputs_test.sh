@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Outputs that must not lie or get lost (issue 11), end to end through `coulomb run`:
+# Outputs that must not lie or get lost, end to end through `coulomb run`:
 # write errors (a file-size limit), the folder lock, run.json, SIGINT, --checkpoint-every and
-# --resume after SIGINT and after kill -9 (also with sleeping islands), with outputs byte-identical to an uninterrupted run's
+# --resume after SIGINT, after kill -9 (also with sleeping islands) and after a write error, with
+# outputs byte-identical to an uninterrupted run's; edited, missing checkpoints; stale temporaries
 # (stats.jsonl compared without its wall-clock *_ms fields, which no two runs share).
 # usage: run_outputs_test.sh COULOMB_EXE SOURCE_DIR
 set -u
@@ -48,6 +49,21 @@ kill -INT $pid; wait $pid; rc=$?
 set -- $(status_of "$tmp/int")
 if [ "$1" = interrupted ] && [ "$2" -ge 30 ] && [ "$2" -lt $steps ]; then ok; else bad "sigint: run.json says $*"; fi
 [ ! -e "$tmp/int/stats.jsonl" ] && ok || bad "sigint: a complete-looking stats.jsonl appeared"
+# a checkpoint whose numbers were edited is refused (its checksum), and so is a missing one;
+# the untouched checkpoint then resumes
+cp "$tmp/int/checkpoint.json" "$tmp/checkpoint.good"
+python3 - "$tmp/int/checkpoint.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["state"]["rigid"]["x"][3][2] += 1e-3
+json.dump(c, open(sys.argv[1], "w"))
+PY
+"$exe" run --resume "$tmp/int" --quiet 2>"$tmp/err.txt"; rc=$?
+[ $rc -eq 2 ] && grep -q "checksum does not match" "$tmp/err.txt" && ok || bad "edited checkpoint: exit $rc $(cat "$tmp/err.txt")"
+rm "$tmp/int/checkpoint.json"
+"$exe" run --resume "$tmp/int" --quiet 2>"$tmp/err.txt"; rc=$?
+[ $rc -eq 2 ] && grep -q "checkpoint.json is missing" "$tmp/err.txt" && ok || bad "missing checkpoint: exit $rc $(cat "$tmp/err.txt")"
+cp "$tmp/checkpoint.good" "$tmp/int/checkpoint.json"
 "$exe" run --resume "$tmp/int" --quiet && ok || bad "resume after sigint"
 [ "$(status_of "$tmp/int")" = "complete $steps" ] && ok || bad "resumed run.json: $(status_of "$tmp/int")"
 same_outputs "resume after sigint" "$tmp/int" "$tmp/ref"
@@ -106,6 +122,21 @@ set -- $(status_of "$tmp/full")
 python3 -c "import json,sys; m=json.load(open(sys.argv[1])); sys.exit(m['complete_files']['steps_done'] != $steps)" "$tmp/full/run.json" \
   && ok || bad "fsize: run.json does not name the earlier complete run"
 ls "$tmp/full" | grep -q '\.part$\|\.tmp$' && bad "fsize left partial files: $(ls "$tmp/full")" || ok
+
+# a write error after a checkpoint (a full disk): the last checkpoint and the partial files stay,
+# run.json says failed but resumable, and once there is room --resume finishes the same run
+(ulimit -f 256; exec "$exe" run "$scene" --out "$tmp/full2" --steps $steps --checkpoint-every 5 --quiet) 2>"$tmp/err.txt"; rc=$?
+[ $rc -eq 1 ] && grep -q "continue with: coulomb run --resume" "$tmp/err.txt" && ok || bad "fsize with checkpoints: exit $rc: $(cat "$tmp/err.txt")"
+python3 -c "import json,sys; m=json.load(open(sys.argv[1])); sys.exit(not (m['status'] == 'failed' and m['resumable'] and m['checkpoint']))" \
+  "$tmp/full2/run.json" && ok || bad "fsize with checkpoints: run.json $(cat "$tmp/full2/run.json")"
+[ -e "$tmp/full2/checkpoint.json" ] && ok || bad "fsize with checkpoints: the checkpoint was deleted"
+"$exe" run --resume "$tmp/full2" --quiet && ok || bad "resume after a write error"
+same_outputs "resume after a write error" "$tmp/full2" "$tmp/ref"
+
+# temporaries of writers killed mid-write are removed by the next run into the folder
+touch "$tmp/ref/run.json.12345-1700000000000000.tmp" "$tmp/ref/checkpoint.json.12345-1700000000000001-2.tmp" "$tmp/ref/notes.tmp"
+"$exe" run "$scene" --out "$tmp/ref" --steps $steps --quiet 2>"$tmp/err.txt" && ok || bad "run into a folder with stale temporaries"
+[ "$(ls "$tmp/ref" | grep -c '[0-9]\.tmp$')" -eq 0 ] && [ -e "$tmp/ref/notes.tmp" ] && ok || bad "stale temporaries: $(ls "$tmp/ref")"
 
 # a second run into a folder in use fails at once
 "$exe" run "$scene" --out "$tmp/lock" --steps 3000 --checkpoint-every 1 --quiet & pid=$!

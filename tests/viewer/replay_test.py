@@ -7,7 +7,9 @@
                                                   box_on_torus.json and sliding_box.json: screenshots at two times
                                                   are not blank, differ where the scene moved on
                                                   screen and nowhere else in the 3D view, the plots'
-                                                  time cursor moved, and the page reports no errors
+                                                  time cursor moved, and the page reports no errors;
+                                                  and a run with a residual of 1e-105 and
+                                                  penetrations near 1e-5 m plots with distinct labels
 
 Exit 0 on success, 1 on a failed check, 77 (ctest: skipped) when Chromium or PIL is missing.
 Runs with Debian's /usr/bin/python3 (python3-pil).
@@ -267,6 +269,33 @@ def browser_mode(exe, src, tmp):
         pbox = tuple(int(round(v)) for v in (plots["x0"], plots["y0"], plots["x1"], min(plots["y1"], a.size[1])))
         n_plots = sum(1 for v in diff.crop(pbox).getdata() if v)
         check(n_plots > 100, f"{scene}: the plots' time cursor moved ({n_plots} pixels changed)")
+    tiny_values_case(exe, src, tmp, browser)
+
+
+def tiny_values_case(exe, src, tmp, browser):
+    """A run whose residual falls to 1e-105 and whose penetration stays near 1e-5 m: the plots
+    draw (no RangeError), and the penetration axis labels tell their ticks apart."""
+    out = os.path.join(tmp, "tiny")
+    run([exe, "run", f"{src}/scenes/sliding_box.json", "--out", out, "--steps", "40", "--quiet"])
+    path = os.path.join(out, "stats.jsonl")
+    stats = [json.loads(l) for l in open(path)]
+    for i, s in enumerate(stats):
+        s["residual"] = 10.0 ** (-3 - 102 * i / (len(stats) - 1))
+        s["max_penetration"] = 1e-5 * (1 + 0.5 * (i % 7) / 6)
+    with open(path, "w") as f:
+        f.writelines(json.dumps(s) + "\n" for s in stats)
+    run([exe, "view", out])
+    page = "file://" + os.path.join(out, "replay.html")
+    t0 = time.time()
+    rep, con = chromium(browser, f"{page}#t=0.2&report=1", os.path.join(tmp, "tiny.png"), tmp)
+    print(f"tiny values: chromium {time.time() - t0:.1f} s; axis labels {rep.get('axis_labels')}")
+    check(rep.get("status") == "ready" and rep.get("errors") == [] and con == [],
+          f"tiny values: the page is ready without errors ({rep.get('status')}, {rep.get('errors')}, {con})")
+    labels = rep.get("axis_labels", {})
+    check("Residual and merit" in labels, f"tiny values: the residual plot is drawn ({list(labels)})")
+    pen = [l for l in labels.get("Penetration", []) if l]
+    check(len(pen) >= 2 and len(set(pen)) == len(pen) and any(l not in ("0", "0.0") for l in pen),
+          f"tiny values: the penetration axis labels differ ({pen})")
 
 
 def main():

@@ -7,6 +7,7 @@
 #include <coulomb/build_info.h>
 #include <coulomb/error.h>
 #include <coulomb/fclib_io.h>
+#include <coulomb/run_folder.h>
 #include <coulomb/solver.h>
 
 #include <charconv>
@@ -47,11 +48,14 @@ FclibDump::FclibDump(std::filesystem::path dir, const StepRange& steps, const Wo
     : dir_(std::move(dir)), steps_(steps), stem_(std::filesystem::path(scene_file).stem().string()),
       scene_file_(scene_file) {
   const SolverInfo* solver = find_solver(world.scene().solver);
-  if (!solver || solver->kind != ProblemKind::Velocity)
+  if (!solver || solver->kind != ProblemKind::Velocity) {
+    std::string velocity;
+    for (const SolverInfo& s : solver_registry())
+      if (s.kind == ProblemKind::Velocity && s.rigid) velocity += (velocity.empty() ? "" : ", ") + s.name;
     throw InputError("--dump-fclib", "solver '" + world.scene().solver +
                                          "' does not solve a velocity-level contact problem, which is what an FCLib "
-                                         "local problem holds; use one that does (" +
-                                         solver_names_with(&SolverInfo::rigid) + " but xpbd-jacobi)");
+                                         "local problem holds; use one that does (--solver " + velocity + ")");
+  }
   if (!world.joints().empty())
     throw InputError("--dump-fclib", "the scene has rigid joints, whose rows an FCLib local problem cannot hold");
   if (steps_.first > world.total_steps())
@@ -89,7 +93,11 @@ void FclibDump::after_step(const World& world) {
                      "the torsion rows dropped" +
                      (dropped.empty() ? std::string() : "; " + dropped);
   info.math_info = "W symmetric positive semi-definite";
-  write_fclib_local(dir_ / (stem_ + name), assembled, info);
+  try {
+    write_fclib_local(dir_ / (stem_ + name), assembled, info);
+  } catch (const std::exception& e) {
+    throw OutputError("--dump-fclib: step " + std::to_string(step) + ": " + e.what());
+  }
   ++written_;
 }
 

@@ -141,16 +141,27 @@ int run(const RunArgs& given) {
   std::optional<RunOutput> output;
   std::unique_ptr<FolderLock> lock;
 
-  // after the manifest exists, every failure is recorded in it and the partial files go away
-  const auto record_failure = [&](const std::string& error) {
-    if (output) output->discard();
+  // after the manifest exists, every failure is recorded in it; the partial files go away unless
+  // a write failed (a full disk) after a checkpoint: then they and the last good checkpoint stay,
+  // so that the user frees space and continues with --resume
+  const auto record_failure = [&](const std::string& error, bool write_failed) {
+    const bool keep = write_failed && manifest.is_object() && manifest.contains("checkpoint") &&
+                      !manifest["checkpoint"].is_null();
+    if (output && !keep) output->discard();
     if (!manifest.is_object()) return;
-    std::error_code ignored;
-    std::filesystem::remove(out / kCheckpointFile, ignored);
     manifest["status"] = "failed";
     manifest["error"] = error;
-    manifest["checkpoint"] = nullptr;
-    manifest["partial_files"] = nlohmann::json::array();
+    manifest["resumable"] = keep;
+    if (!keep) {
+      std::error_code ignored;
+      std::filesystem::remove(out / kCheckpointFile, ignored);
+      manifest["checkpoint"] = nullptr;
+      manifest["partial_files"] = nlohmann::json::array();
+    } else {
+      std::cerr << "coulomb: the last checkpoint (step " << manifest["checkpoint"].value("step", 0)
+                << ") and the partial outputs are kept: free space, then continue with: coulomb run --resume "
+                << out.string() << "\n";
+    }
     try {
       write_manifest(out, manifest);
     } catch (const std::exception& e) {
@@ -168,7 +179,10 @@ int run(const RunArgs& given) {
         old = read_manifest(out);
         if (old.is_null()) throw InputError("--resume", "no run.json in " + out.string() + ": nothing to resume");
         const std::string status = old.value("status", "");
-        if (status != "interrupted" && status != "running")
+        if (status == "failed" && !old.value("resumable", false))
+          throw InputError("--resume", "the run in " + out.string() + " failed (" + old.value("error", "?") +
+                                           ") and cannot be resumed: run it again without --resume");
+        if (status != "interrupted" && status != "running" && status != "failed")
           throw InputError("--resume", "the run in " + out.string() + " is " + status + ", not interrupted: nothing to resume");
         if (!old.contains("checkpoint") || old["checkpoint"].is_null())
           throw InputError("--resume", "the run in " + out.string() +
@@ -218,6 +232,9 @@ int run(const RunArgs& given) {
         lock = std::make_unique<FolderLock>(out);  // a second run into `out` stops here
         old = read_manifest(out);
       }
+      // what writers killed mid-write left behind (the lock says none is writing now)
+      const int stale = remove_stale_temporaries(out);
+      if (stale > 0 && !a.quiet) std::fprintf(stderr, "coulomb: removed %d stale temporary file(s) from %s\n", stale, out.c_str());
 
       double max_pen = 0.0, sum_contacts = 0.0;
       std::string run_id;
@@ -238,6 +255,8 @@ int run(const RunArgs& given) {
         sum_contacts = ck.contact_sum;
         manifest = old;
         manifest["status"] = "running";
+        manifest.erase("error");
+        manifest.erase("resumable");
         manifest["resumed_at"].push_back(ck.state.step);
         manifest["steps_done"] = ck.state.step;
         write_manifest(out, manifest);
@@ -372,8 +391,11 @@ int run(const RunArgs& given) {
       if (!a.quiet && dump)
         std::printf("wrote %d FCLib local problems to %s\n", dump->written(), dump->dir().string().c_str());
       return 0;
+    } catch (const OutputError& e) {
+      record_failure(e.what(), true);
+      throw;
     } catch (const std::exception& e) {
-      record_failure(e.what());
+      record_failure(e.what(), false);
       throw;
     }
   });

@@ -222,7 +222,8 @@ function start() {
   const writeReport = () => {
     const rect = (e) => { const r = e.getBoundingClientRect(); return { x0: r.left, y0: r.top, x1: r.right, y1: r.bottom }; };
     const report = { status: 'ready', errors, frames: times.length, t: state.t, webgl: !!view, viewport: [innerWidth, innerHeight],
-      view: rect($('view')), plots: rect($('plots')), controls: rect($('controls')), charts: plots.charts.length };
+      view: rect($('view')), plots: rect($('plots')), controls: rect($('controls')), charts: plots.charts.length,
+      axis_labels: Object.fromEntries(plots.charts.map((u) => [u.root.querySelector('.u-title')?.textContent ?? '', u.axes[1]._values ?? []])) };
     if (view && opts.compare !== undefined) {
       // every body that moves on screen by more than 2 px between t and compare, with its
       // rectangles at both times
@@ -243,6 +244,7 @@ function start() {
   };
   if (opts.report === '1') {
     writeReport();
+    setTimeout(writeReport, 0);  // after uPlot's first draw (a microtask), which sets the axis labels
     window.addEventListener('resize', writeReport);
     window.addEventListener('error', writeReport);  // after the template's collector has the error
   }

@@ -17,6 +17,31 @@ const CHARTS = [
     ['assemble_ms', 'assemble', '#ff7f0e'], ['solve_ms', 'solve', '#2ca02c'], ['integrate_ms', 'integrate', '#d62728']]],
 ];
 
+const LOG_FLOOR = 1e-20, LOG_CEILING = 1e20;
+
+function legendValue(v) {
+  if (v == null || Number.isNaN(v)) return '-';
+  return Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(2) : String(+v.toPrecision(4));
+}
+
+// Tick labels of a linear axis that tell its ticks apart at any magnitude: fixed decimals down to
+// the ticks' spacing between 1e-3 and 1e5, else exponents with as many digits as the spacing needs
+// (uPlot's default keeps three decimals, so ticks 1e-5 apart all read "0").
+export function tickLabels(splits) {
+  const ticks = splits.filter((v) => v != null && Number.isFinite(v));
+  const largest = Math.max(0, ...ticks.map(Math.abs));
+  if (largest === 0) return splits.map((v) => (v == null ? '' : '0'));
+  let step = Infinity;
+  for (let i = 1; i < ticks.length; ++i) if (ticks[i] !== ticks[i - 1]) step = Math.min(step, Math.abs(ticks[i] - ticks[i - 1]));
+  if (!Number.isFinite(step)) step = largest;
+  if (largest >= 1e5 || largest < 1e-3) {
+    const digits = Math.min(15, Math.max(0, Math.floor(Math.log10(largest)) - Math.floor(Math.log10(step) + 1e-9)));
+    return splits.map((v) => (v == null ? '' : v === 0 ? '0' : v.toExponential(digits)));
+  }
+  const decimals = Math.min(15, Math.max(0, -Math.floor(Math.log10(step) + 1e-9)));
+  return splits.map((v) => (v == null ? '' : v.toFixed(decimals)));
+}
+
 export class Plots {
   constructor(container, replay, onSeek) {
     this.stats = replay.stats;
@@ -61,7 +86,11 @@ export class Plots {
       });
       if (present.length === 0) continue;
       const log = scale === 'log';
-      const data = [this.time, ...present.map(([col]) => Array.from(s[col.replace('?', '')], (v) => (log && !(v > 0) ? null : v)))];
+      const raw = present.map(([col]) => s[col.replace('?', '')]);
+      // a log plot draws values within [LOG_FLOOR, LOG_CEILING] and leaves out zeros (uPlot's
+      // log axis knows the decades 1e-32 to 1e32 only, and pads a range by decades: a residual
+      // of 1e-105 made its tick loop run out of memory); the legend shows the value itself
+      const data = [this.time, ...raw.map((col) => Array.from(col, (v) => (log ? (v > 0 ? Math.min(Math.max(v, LOG_FLOOR), LOG_CEILING) : null) : v)))];
       if (log && data.slice(1).every((d) => d.every((v) => v === null))) continue;
       const div = document.createElement('div');
       div.className = 'plot';
@@ -70,10 +99,10 @@ export class Plots {
         title, width: 400, height: 190,
         scales: { x: { time: false }, y: log ? { distr: 3 } : {} },
         series: [{ label: 'time (s)', value: (u, v) => (v == null ? '-' : v.toFixed(3)) },
-          ...present.map(([, label, stroke]) => ({ label, stroke, width: 1.5, spanGaps: false,
-            value: (u, v) => (v == null ? '-' : Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(2) : +v.toPrecision(4)) }))],
+          ...present.map(([, label, stroke], k) => ({ label, stroke, width: 1.5, spanGaps: false,
+            value: (u, v, si, idx) => legendValue(idx == null ? v : raw[k][idx]) }))],
         axes: [{ label: 'time (s)', size: 40 }, { label: ylabel, size: 64,
-          ...(log ? { values: (u, splits) => splits.map((v) => (v == null ? '' : v.toExponential(0))) } : {}) }],
+          values: (u, splits) => (log ? splits.map((v) => (v == null ? '' : v.toExponential(0))) : tickLabels(splits)) }],
         cursor: { sync: { key: 'coulomb-stats' }, drag: { x: true, y: false } },
         legend: { live: true },
         plugins: [cursorLine],

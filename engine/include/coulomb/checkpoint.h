@@ -1,10 +1,12 @@
-// Checkpoints of a run (`coulomb run --checkpoint-every N`, `--resume DIR`; issue 11).
+// Checkpoints of a run (`coulomb run --checkpoint-every N`, `--resume DIR`).
 //
 // A checkpoint is the World's whole State (state.h: everything a step changes) as JSON, with the
 // byte lengths the partial output files had at that step, written atomically
 // (write_file_atomically) as DIR/checkpoint.json. Doubles are written in nlohmann's shortest
 // round-trip form and read back with strtod, so a restored State is bit-identical and the
 // resumed run writes the same bytes as an uninterrupted one (the stats' wall-clock timings aside).
+// The file carries the FNV-1a 64 checksum of the rest of its contents, so that a changed or
+// damaged checkpoint is refused rather than resumed into different results.
 #pragma once
 #include <coulomb/output.h>
 #include <coulomb/state.h>
@@ -29,7 +31,7 @@ struct Checkpoint {
 inline constexpr const char* kCheckpointFile = "checkpoint.json";
 
 void write_checkpoint(const std::filesystem::path& dir, const Checkpoint& c);
-// Throws InputError for a missing, damaged or foreign file.
+// Throws InputError (at "--resume") for a missing, damaged, changed or foreign file.
 Checkpoint read_checkpoint(const std::filesystem::path& dir);
 
 }  // namespace coulomb

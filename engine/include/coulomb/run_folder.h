@@ -66,6 +66,11 @@ class OutputFile {
 // old file or the new one, never a part. Throws OutputError (the temporary is removed).
 void write_file_atomically(const std::filesystem::path& path, std::string_view text);
 
+// Removes the temporaries "NAME.<pid>-<digits>[-<n>].tmp" that write_file_atomically leaves in
+// `dir` when its process is killed mid-write; call it holding the folder's lock, when no other
+// writer can own one. Returns how many it removed.
+int remove_stale_temporaries(const std::filesystem::path& dir);
+
 // "<pid>-<microseconds since the epoch>": unique among the runs of one machine.
 std::string unique_run_id();
 

@@ -55,10 +55,11 @@ struct FclibWriteInfo {
 // mu = mu_s per contact. The torsion row and column of each contact and mu_t, mu_tau are not
 // written (an FCLib contact has 3 rows and one isotropic Coulomb cone): with mu_tau = 0 and
 // mu_t = mu_s the written problem is the same contact problem, otherwise it is its Coulomb part
-// (fclib_dropped_friction says so). An existing file is replaced. Throws std::invalid_argument
-// for a problem without contacts or with a non-finite entry, std::runtime_error if the file
-// cannot be created (its message names the path). libfclib ends the process if an HDF5 call
-// fails after the file was created (a full disk).
+// (fclib_dropped_friction says so). An existing file is replaced atomically (written by a child
+// process into a temporary beside it, then renamed). Throws std::invalid_argument for a problem
+// without contacts or with a non-finite entry, std::runtime_error if the file cannot be written
+// (its message names the path and, when HDF5 failed, the disk's free space and the file-size
+// limit).
 void write_fclib_local(const std::filesystem::path& file, const AssembledProblem& p, const FclibWriteInfo& info);
 
 // What writing p leaves out that changes the problem: "" if nothing, else a note such as
