@@ -12,8 +12,8 @@ namespace coulomb::import_detail {
 
 // one material for every link: URDF has no friction or restitution (unit: 1)
 inline constexpr double kUrdfFriction = 0.8;
-// time step and duration of an imported robot (unit: s): the values the three test robots
-// stand or hang with for 5 s (import/README.md, "Defaults")
+// time step and duration of an imported robot (unit: s); not yet checked on the test robots
+// (import/README.md, "Defaults")
 inline constexpr double kUrdfDt = 0.002;
 inline constexpr double kUrdfDuration = 5.0;
 // links collide with the ground and other bodies (bits 1, 1) but not with each other:
