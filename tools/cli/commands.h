@@ -2,6 +2,8 @@
 // SCENE_FORMAT.md: 0 success, 1 other failure, 2 invalid scene or arguments, 3 invalid state.
 #pragma once
 #include <coulomb/error.h>
+#include <coulomb/import.h>
+#include <coulomb/scene.h>
 #include <coulomb/solver_options.h>
 
 #include <cstdint>
@@ -11,6 +13,16 @@
 #include <vector>
 
 namespace coulomb::cli {
+
+// What `coulomb import`, and `coulomb run` and `validate` of a model file (URDF, MJCF), pass to
+// the importer (coulomb/import.h ImportOptions).
+struct ImportArgs {
+  std::vector<std::string> search_path;  // --search-path DIR (repeatable)
+  bool strict = false;                   // --strict: every warning is an error (exit 2)
+  bool no_ground = false;                // --no-ground
+  bool floating_base = false;            // --floating-base
+  std::vector<double> base_position;     // --base-position X Y Z (empty: the importer's default)
+};
 
 struct RunArgs {
   std::string scene;
@@ -32,6 +44,17 @@ struct RunArgs {
   int checkpoint_every = 0;        // > 0: write OUT/checkpoint.json every N steps
   std::string resume;              // non-empty: continue the interrupted run in this folder
   std::vector<std::string> command_line;  // argv, for run.json
+  ImportArgs import;               // when `scene` is a model file (model_format is not "")
+};
+
+// `coulomb import MODEL --out SCENE.json` (import/README.md).
+struct ImportCommandArgs {
+  std::string model;
+  std::string out;                 // the scene file to write
+  ImportArgs import;
+  double dt = 0.0, duration = 0.0;  // 0: the model's or the importer's default
+  std::string solver;              // empty: the importer's default
+  bool quiet = false;
 };
 
 // `coulomb view OUT_DIR` (view_command.cpp, viewer/README.md).
@@ -73,6 +96,9 @@ template <class F>
 int guarded(F&& f) {
   try {
     return f();
+  } catch (const ImportError& e) {
+    std::cerr << "coulomb: invalid model: " << e.what() << "\n";
+    return 2;
   } catch (const InputError& e) {
     std::cerr << "coulomb: invalid input: " << e.what() << "\n";
     return 2;
@@ -88,6 +114,12 @@ ViewResult write_replay(const ViewArgs& args);
 int view(const ViewArgs& args);
 int study(const StudyArgs& args);
 int validate(const RunArgs& args);
+int import_command(const ImportCommandArgs& args);
+ImportOptions import_options(const ImportArgs& args);
+// The scene of `coulomb run` and `validate`: a scene file with the overrides, or a model file
+// (model_format) imported with args.import and then overridden; prints the import warnings on
+// stderr unless `quiet`. Throws InputError or ImportError.
+SceneDef load_input(const RunArgs& args, bool quiet);
 int info(bool json);
 int fclib(const FclibArgs& args);
 // `coulomb sweep`: runs `python3 -m coulomb.sweep ARGS` (sweep_command.cpp); returns only on failure.

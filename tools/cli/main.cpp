@@ -1,4 +1,4 @@
-// coulomb: run, validate and describe scenes from the command line.
+// coulomb: run, validate and describe scenes from the command line, and import robot models.
 #include "commands.h"
 
 #include <coulomb/log.h>
@@ -57,6 +57,14 @@ CLI::Validator integer_in(long long lo, long long hi) {
 }
 
 // not the empty string (`--solver ""` would silently mean no override)
+// a finite number (`--base-position`)
+const CLI::Validator finite_any(
+    [](std::string& s) -> std::string {
+      double x = 0.0;
+      return parse_double(s, x) && std::isfinite(x) ? std::string() : "expected a finite number, got '" + s + "'";
+    },
+    "NUMBER");
+
 const CLI::Validator kNonEmpty(
     [](std::string& s) -> std::string { return s.empty() ? std::string("expected a name, got an empty string") : std::string(); },
     "NAME");
@@ -75,7 +83,7 @@ int main(int argc, char** argv) {
   coulomb::cli::RunArgs args;
 
   auto add_scene_options = [&](CLI::App* cmd, bool scene_required) {
-    CLI::Option* scene = cmd->add_option("scene", args.scene, "scene file (JSON, coulomb-scene/1)");
+    CLI::Option* scene = cmd->add_option("scene", args.scene, "scene file (JSON, coulomb-scene/1) or model file (URDF .urdf, MJCF .xml)");
     if (scene_required) scene->required();
     cmd->add_option("--solver", args.solver, "override the scene's solver type (keeps its common keys)")->check(kNonEmpty);
     // one value per --set, so that `--set X scene.json` leaves the scene path alone
@@ -83,9 +91,26 @@ int main(int argc, char** argv) {
     cmd->add_option("--steps", args.steps, "number of steps to run")->check(integer_in(1, 1000000000));
     cmd->add_option("--dt", args.dt, "time step in seconds")->check(finite_number(false));
   };
+  // how a model file (URDF, MJCF) becomes a scene: `import`, and `run` and `validate` of a model
+  auto add_import_options = [&](CLI::App* cmd, coulomb::cli::ImportArgs& into) {
+    cmd->add_option("--search-path", into.search_path,
+                    "model files: a folder searched for package://NAME/... (as NAME/...) and relative mesh paths "
+                    "(repeatable)")
+        ->allow_extra_args(false)
+        ->type_name("DIR");
+    cmd->add_flag("--strict", into.strict, "model files: every import warning is an error (exit 2)");
+    cmd->add_flag("--no-ground", into.no_ground, "model files: no ground plane z = 0");
+    cmd->add_flag("--floating-base", into.floating_base, "URDF: the root link is a free body, not welded to the world");
+    cmd->add_option("--base-position", into.base_position,
+                    "model files: the root's position X Y Z (default: on the ground with one, else the origin)")
+        ->expected(3)
+        ->allow_extra_args(false)
+        ->check(finite_any);
+  };
 
   CLI::App* run = app.add_subcommand("run", "simulate a scene and write stats.jsonl, frames.jsonl, final_state.json");
   add_scene_options(run, false);  // not with --resume
+  add_import_options(run, args.import);
   run->add_option("--out", args.out, "output folder (default out/<scene name>)");
   run->add_option("--threads", args.threads, "worker threads (0 = all cores); results do not depend on it")
       ->check(integer_in(0, coulomb::WorldSettings::kMaxThreads));
@@ -123,6 +148,19 @@ int main(int argc, char** argv) {
 
   CLI::App* validate = app.add_subcommand("validate", "check a scene without simulating it");
   add_scene_options(validate, true);
+  add_import_options(validate, args.import);
+
+  coulomb::cli::ImportCommandArgs import_args;
+  CLI::App* import = app.add_subcommand("import", "convert a URDF or MJCF model into a scene file (import/README.md)");
+  import->add_option("model", import_args.model, "model file: .urdf, or .xml / .mjcf (URDF <robot> or MJCF <mujoco>)")
+      ->required();
+  import->add_option("--out", import_args.out, "the scene file to write (mesh paths relative to its folder)")->required();
+  add_import_options(import, import_args.import);
+  import->add_option("--dt", import_args.dt, "time step in seconds (default: the model's, else 0.002)")
+      ->check(finite_number(false));
+  import->add_option("--duration", import_args.duration, "simulated time in seconds (default: 5)")->check(finite_number(false));
+  import->add_option("--solver", import_args.solver, "the scene's solver type (default prox-gs)")->check(kNonEmpty);
+  import->add_flag("--quiet,-q", import_args.quiet, "no summary (warnings are still printed)");
 
   coulomb::cli::StudyArgs study_args;
   CLI::App* study = app.add_subcommand("study", "rerun the convergence studies of seeds 000 and 001 (CSV output; tools/study plots)");
@@ -187,7 +225,8 @@ int main(int argc, char** argv) {
     if (!args.resume.empty()) {
       // the interrupted run's own scene and options are in its run.json
       for (const char* name : {"scene", "--solver", "--set", "--steps", "--dt", "--out", "--no-islands", "--broadphase",
-                               "--max-speed", "--health", "--dump-fclib", "--dump-steps", "--view", "--vtk", "--checkpoint-every"})
+                               "--max-speed", "--health", "--dump-fclib", "--dump-steps", "--view", "--vtk", "--checkpoint-every",
+                               "--search-path", "--strict", "--no-ground", "--floating-base", "--base-position"})
         if (run->count(name) > 0) {
           std::cerr << "coulomb: invalid input: --resume: " << name
                     << " cannot be given with --resume (the run continues with the options in DIR/run.json)\n";
@@ -200,6 +239,7 @@ int main(int argc, char** argv) {
     return coulomb::cli::run(args);
   }
   if (validate->parsed()) return coulomb::cli::validate(args);
+  if (import->parsed()) return coulomb::cli::import_command(import_args);
   if (view->parsed()) return coulomb::cli::view(view_args);
   if (study->parsed()) return coulomb::cli::study(study_args);
   if (fclib->parsed()) {

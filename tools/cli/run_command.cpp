@@ -29,15 +29,6 @@ namespace coulomb::cli {
 
 namespace {
 
-SceneOverrides overrides_of(const RunArgs& a) {
-  SceneOverrides o;
-  o.set = a.set;
-  o.solver = a.solver;
-  o.dt = a.dt;
-  o.steps = a.steps;
-  return o;
-}
-
 // "[#########           ] 45%  step 225/500  1.31 ms/step" on one terminal line.
 void draw_progress(int step, int total, double ms_per_step) {
   constexpr int kWidth = 30;
@@ -115,6 +106,8 @@ nlohmann::json resumable_args(const RunArgs& a) {
   for (const char* key : {"scene", "out", "dump_fclib"})
     if (const std::string p = j[key]; !p.empty())
       if (const std::filesystem::path abs = std::filesystem::absolute(p, ec); !ec) j[key] = abs.lexically_normal().string();
+  for (auto& p : j["import"]["search_path"])
+    if (const std::filesystem::path abs = std::filesystem::absolute(p.get<std::string>(), ec); !ec) p = abs.lexically_normal().string();
   return j;
 }
 
@@ -209,7 +202,8 @@ int run(const RunArgs& given) {
       if (a.checkpoint_every > 0 && (a.vtk || !a.dump_fclib.empty()))
         throw InputError("--checkpoint-every", "cannot be combined with --vtk or --dump-fclib (they cannot be resumed)");
 
-      SceneDef scene = load_scene(a.scene, overrides_of(a));
+      // a model file is imported again on --resume: its hash below guards that it is the same
+      SceneDef scene = load_input(a, a.quiet || resuming);
       const std::string scene_hash = fnv1a64_hex(file_bytes(a.scene));
       WorldSettings settings;
       settings.threads = a.threads;
@@ -276,6 +270,7 @@ int run(const RunArgs& given) {
                     {"command_line", a.command_line},
                     {"args", resumable_args(a)},
                     {"scene", a.scene},
+                    {"model_format", model_format(a.scene)},
                     {"scene_fnv1a64", scene_hash},
                     {"body_order_fnv1a64", body_order},
                     {"steps_done", 0},
@@ -411,7 +406,7 @@ int run(const RunArgs& given) {
 
 int validate(const RunArgs& a) {
   return guarded([&] {
-    SceneDef scene = load_scene(a.scene, overrides_of(a));
+    SceneDef scene = load_input(a, false);
     const std::string solver = scene.solver;
     const std::size_t shapes = scene.shapes.shapes.size();
     World world(std::move(scene));  // also checks mass properties

@@ -18,7 +18,10 @@ nlohmann::json args_json(const RunArgs& a) {
           {"health", a.health},
           {"dump_fclib", a.dump_fclib}, {"dump_steps", a.dump_steps},
           {"view", a.view},             {"vtk", a.vtk},
-          {"checkpoint_every", a.checkpoint_every}};
+          {"checkpoint_every", a.checkpoint_every},
+          {"import", {{"search_path", a.import.search_path}, {"strict", a.import.strict},
+                      {"no_ground", a.import.no_ground}, {"floating_base", a.import.floating_base},
+                      {"base_position", a.import.base_position}}}};
 }
 
 RunArgs args_from_json(const nlohmann::json& j) {
@@ -48,6 +51,22 @@ RunArgs args_from_json(const nlohmann::json& j) {
   get("view", a.view);
   get("vtk", a.vtk);
   get("checkpoint_every", a.checkpoint_every);
+  // the import options of a model file (a run.json written before them: a scene file's run)
+  if (j.contains("import")) {
+    const nlohmann::json& i = j["import"];
+    const auto get_import = [&](const char* key, auto& into) {
+      try {
+        i.at(key).get_to(into);
+      } catch (const nlohmann::json::exception&) {
+        throw InputError(std::string("/args/import/") + key, "missing or of the wrong type in run.json");
+      }
+    };
+    get_import("search_path", a.import.search_path);
+    get_import("strict", a.import.strict);
+    get_import("no_ground", a.import.no_ground);
+    get_import("floating_base", a.import.floating_base);
+    get_import("base_position", a.import.base_position);
+  }
   return a;
 }
 

@@ -3,7 +3,9 @@
 // It says which run the folder's files belong to and how that run ended, and is replaced
 // atomically (write_file_atomically) at the start, at every checkpoint and at the end:
 //   {"format": "coulomb-run/1", "run_id", "status": "running" | "complete" | "interrupted" |
-//    "failed", "command_line": [...], "args": {...}, "scene", "scene_fnv1a64", "steps_done",
+//    "failed", "command_line": [...], "args": {...}, "scene", "model_format" ("" for a scene file,
+//    "urdf" or "mjcf" for a model imported at the start and again on --resume: args.import holds
+//    the import options), "scene_fnv1a64" (of the scene or model file), "steps_done",
 //    "total_steps", "started", "updated", "checkpoint": {"file", "step"} | null,
 //    "partial_files": [...], "error" (failed), "signal" (interrupted), "resumed_at": [steps],
 //    "complete_files": {"run_id", "status", "steps_done", "finished"} | null}
