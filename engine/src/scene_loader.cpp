@@ -241,8 +241,8 @@ void parse_bodies(ObjectReader& top, SceneDef& scene, NameTable& names) {
         throw InputError(r.pointer_of("center_of_mass"), "a centre of mass needs \"mass\" and \"inertia\" too (the "
                                                          "shape's inertia is not about that point)");
     }
-    if (b.shape < 0 && (!b.mass || !b.inertia))
-      throw InputError(r.pointer(), "body '" + b.name + "' has no \"shape\": it needs \"mass\" and \"inertia\"");
+    if (b.shape < 0 && !b.fixed && !b.kinematic && (!b.mass || !b.inertia))
+      throw InputError(r.pointer(), "body '" + b.name + "' has no \"shape\": a moving body without one needs \"mass\" and \"inertia\"");
     b.contype = parse_collision_bits(r, "contype");
     b.conaffinity = parse_collision_bits(r, "conaffinity");
     r.finish();

@@ -20,8 +20,13 @@ Json vec(const Vec3& v) { return Json::array({v.x(), v.y(), v.z()}); }
 // MuJoCo's smallest mass and inertia of a moving body (mjMINVAL)
 constexpr double kMinimum = 1e-15;
 
-// the default solver of an imported scene
-constexpr const char* kDefaultSolver = "prox-gs";
+// the default solver of an imported scene: seed 003's non-smooth Newton, the one solver that
+// keeps joint trees with light links between heavy ones (a humanoid's hips, the frame bodies
+// between a body's joints) together; the velocity-level solvers tear them
+constexpr const char* kDefaultSolver = "newton-pcr";
+
+// how far below z = 0 a model may reach and still get a ground plane (unit: m)
+constexpr double kGroundTolerance = 1e-9;
 
 std::string show(double v) {
   std::ostringstream s;
@@ -74,7 +79,19 @@ ImportResult Importer::run() {
   const std::string model_name = m.root->Attribute("model") ? m.root->Attribute("model") : file_.stem().string();
   settings_["name"] = model_name;
   settings_["description"] = "imported from " + file_.filename().string() + " (MJCF)";
-  result.scene = builder_.scene(settings_, options_.ground && !has_plane_);
+  // a ground plane where the model has none and lies above z = 0 (hopper, ant); a model that
+  // reaches below it (a cart on a rail at z = 0) was built without a floor and gets none
+  bool ground = options_.ground && !has_plane_;
+  if (ground) {
+    const double lowest = builder_.lowest_moving_point();
+    if (lowest < -kGroundTolerance) {
+      ground = false;
+      const tinyxml2::XMLElement* world = m.root->FirstChildElement("worldbody");
+      diag_.warn(world ? world->GetLineNum() : 0, "worldbody", "no ground plane added: the model has no plane and reaches z = " + show(lowest) +
+                                     " m, below the plane z = 0 (add a plane to the model if it needs a floor)");
+    }
+  }
+  result.scene = builder_.scene(settings_, ground);
   result.warnings = diag_.take();
   const fs::path main_file = m.file;
   std::stable_sort(result.warnings.begin(), result.warnings.end(), [&](const ImportWarning& a, const ImportWarning& b) {

@@ -2,10 +2,13 @@
 // properties in the scene format's keys.
 #include "model_builder.h"
 
+#include <coulomb/mesh_io.h>
+
 #include <Eigen/Eigenvalues>
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <numbers>
 #include <sstream>
 
@@ -156,6 +159,43 @@ Json ModelBuilder::scene(const Json& settings, bool add_ground) const {
     doc["collision"]["exclude"] = pairs;
   }
   return doc;
+}
+
+double ModelBuilder::lowest_moving_point() const {
+  double lowest = std::numeric_limits<double>::infinity();
+  for (const BodySpec& b : bodies_)
+    if (!b.fixed)
+      for (const Geom& g : b.geoms) lowest = std::min(lowest, lowest_point(b.pose * g.pose, g.shape));
+  return lowest;
+}
+
+double lowest_point(const Pose& pose, const Json& shape) {
+  constexpr double kNone = std::numeric_limits<double>::infinity();
+  const std::string type = shape.at("type");
+  const Vec3 up = pose.q.conjugate() * Vec3::UnitZ();  // world z in the shape frame
+  const auto vec3 = [](const Json& j) { return Vec3(j[0].get<double>(), j[1].get<double>(), j[2].get<double>()); };
+  if (type == "sphere") return pose.p.z() - shape.at("radius").get<double>();
+  if (type == "box") return pose.p.z() - up.cwiseAbs().dot(vec3(shape.at("half_extents")));
+  if (type == "cylinder" || type == "capsule") {
+    const double r = shape.at("radius"), h = shape.at("half_height"), c = std::abs(up.z());
+    return pose.p.z() - (type == "cylinder" ? r * std::sqrt(std::max(0.0, 1.0 - c * c)) + h * c : r + h * c);
+  }
+  if (type == "compound" || type == "plane") return kNone;
+  std::vector<Vec3> points;
+  if (shape.contains("vertices")) {
+    for (const Json& v : shape["vertices"]) points.push_back(vec3(v));
+  } else if (shape.contains("file")) {
+    try {
+      points = read_mesh(shape["file"].get<std::string>(), "").vertices;
+    } catch (const std::exception&) {
+      return kNone;
+    }
+  }
+  Vec3 scale = Vec3::Ones();
+  if (shape.contains("scale")) scale = shape["scale"].is_number() ? Vec3::Constant(shape["scale"].get<double>()) : vec3(shape["scale"]);
+  double lowest = kNone;
+  for (const Vec3& v : points) lowest = std::min(lowest, pose.apply(v.cwiseProduct(scale)).z());
+  return lowest;
 }
 
 Mat3 box_inertia(double mass, const Vec3& h) {

@@ -78,6 +78,9 @@ class ModelBuilder {
   // materials, shapes, bodies, joints and actuators collected so far; a ground plane when asked.
   nlohmann::json scene(const nlohmann::json& settings, bool add_ground) const;
 
+  // The lowest z of the moving bodies' collision geometry at load (+inf without any).
+  double lowest_moving_point() const;
+
   bool has_body(const std::string& name) const { return body_index_.count(name) != 0; }
   const BodySpec& body(const std::string& name) const { return bodies_[body_index_.at(name)]; }
 
@@ -97,6 +100,10 @@ Mat3 box_inertia(double mass, const Vec3& half_extents);
 Mat3 sphere_inertia(double mass, double radius);
 Mat3 cylinder_inertia(double mass, double radius, double half_height);  // axis z
 Mat3 capsule_inertia(double mass, double radius, double half_height);   // axis z
+
+// The lowest z of a shape object of the scene format placed at `pose` (meshes and convex files:
+// their vertices; a file that cannot be read counts as +inf: the scene loader reports it).
+double lowest_point(const Pose& pose, const nlohmann::json& shape);
 
 // Raises the smallest principal moments so that each is at most the sum of the other two (no
 // mass distribution has I_a + I_b < I_c), as MuJoCo's balanceinertia; returns whether it changed.

@@ -29,9 +29,7 @@ Inertial default_inertial(double mass) {
 
 }  // namespace
 
-nlohmann::json urdf_solver(const std::optional<std::string>& type) {
-  return {{"type", type.value_or("prox-gs")}, {"max_iterations", 100}};
-}
+nlohmann::json urdf_solver(const std::optional<std::string>& type) { return {{"type", type.value_or("newton-pcr")}}; }
 
 std::optional<Inertial> link_inertial(const urdf::Link& link, const BodySpec& body, int inertial_line,
                                       Diagnostics& diag) {
@@ -85,37 +83,6 @@ std::optional<Inertial> link_inertial(const urdf::Link& link, const BodySpec& bo
               "the principal moments break the triangle inequality (no mass distribution has I_a + I_b < I_c): "
               "the smaller ones are raised (balanced inertia)");
   return in;
-}
-
-double lowest_point(const Pose& pose, const nlohmann::json& shape) {
-  const std::string type = shape.at("type");
-  const Mat3 r = pose.q.toRotationMatrix();
-  const Vec3 up_in_shape = r.row(2).transpose();  // world z in the shape frame
-  if (type == "sphere") return pose.p.z() - shape.at("radius").get<double>();
-  if (type == "box") {
-    const Vec3 h(shape["half_extents"][0].get<double>(), shape["half_extents"][1].get<double>(),
-                 shape["half_extents"][2].get<double>());
-    return pose.p.z() - up_in_shape.cwiseAbs().dot(h);
-  }
-  if (type == "cylinder" || type == "capsule") {
-    const double rad = shape.at("radius"), h = shape.at("half_height");
-    const double c = std::abs(up_in_shape.z());
-    const double reach = type == "cylinder" ? rad * std::sqrt(std::max(0.0, 1.0 - c * c)) + h * c : rad + h * c;
-    return pose.p.z() - reach;
-  }
-  if (type == "mesh") {
-    Vec3 scale = Vec3::Ones();
-    if (shape.contains("scale")) scale = {shape["scale"][0].get<double>(), shape["scale"][1].get<double>(), shape["scale"][2].get<double>()};
-    try {
-      double lowest = kInfinity;
-      for (const Vec3& v : read_mesh(shape.at("file").get<std::string>(), "").vertices)
-        lowest = std::min(lowest, pose.apply(v.cwiseProduct(scale)).z());
-      return lowest;
-    } catch (const std::exception&) {
-      return kInfinity;
-    }
-  }
-  return kInfinity;
 }
 
 }  // namespace coulomb::import_detail

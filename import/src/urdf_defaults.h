@@ -23,7 +23,7 @@ inline constexpr unsigned kUrdfLinkContype = 2, kUrdfLinkConaffinity = 1;
 inline constexpr double kDefaultLinkMass = 1e-3;
 inline constexpr double kDefaultLinkRadius = 0.05;
 
-// The scene's solver object: `type` (default prox-gs) and its iteration budget.
+// The scene's solver object: `type` (default newton-pcr, as for MJCF: mjcf_import.cpp).
 nlohmann::json urdf_solver(const std::optional<std::string>& type);
 
 // The link's mass properties for BodySpec::inertial: the URDF's inertial rotated into the link
@@ -35,9 +35,5 @@ nlohmann::json urdf_solver(const std::optional<std::string>& type);
 // used: a missing or broken one becomes the default without a warning.
 std::optional<Inertial> link_inertial(const urdf::Link& link, const BodySpec& body, int inertial_line,
                                       Diagnostics& diag);
-
-// The lowest z of a shape object of the scene format placed at `pose` (mesh: its vertices; a
-// mesh that cannot be read counts as +inf: the scene loader reports it).
-double lowest_point(const Pose& pose, const nlohmann::json& shape);
 
 }  // namespace coulomb::import_detail

@@ -1,5 +1,7 @@
 #include "errors.h"
 
+#include <coulomb/import.h>
+
 namespace py = pybind11;
 
 namespace coulomb::python {
@@ -9,6 +11,7 @@ namespace {
 // the types live as long as the interpreter (the module holds a reference too)
 PyObject* scene_error = nullptr;
 PyObject* simulation_error = nullptr;
+PyObject* model_error = nullptr;
 
 // Sets the current Python error to an instance of `type` carrying `attrs`.
 void set_error(PyObject* type, const std::string& message, const py::dict& attrs) {
@@ -39,7 +42,13 @@ void register_errors(py::module_& m) {
       "the columns of the steps World.run made (None for World.step). The world steps no further until "
       "set_state() (or a write to its bodies) restores a state.",
       PyExc_RuntimeError, nullptr);
-  if (!scene_error || !simulation_error) throw py::error_already_set();
+  model_error = PyErr_NewExceptionWithDoc(
+      "coulomb.ModelError",
+      "A URDF or MJCF model that cannot be imported (or, with strict=True, one with warnings); the message names "
+      "the file, the line where known and the element.",
+      PyExc_ValueError, nullptr);
+  if (!scene_error || !simulation_error || !model_error) throw py::error_already_set();
+  m.add_object("ModelError", py::reinterpret_borrow<py::object>(model_error));
   m.add_object("SceneError", py::reinterpret_borrow<py::object>(scene_error));
   m.add_object("SimulationError", py::reinterpret_borrow<py::object>(simulation_error));
   py::register_exception_translator([](std::exception_ptr p) {
@@ -47,6 +56,8 @@ void register_errors(py::module_& m) {
       if (p) std::rethrow_exception(p);
     } catch (const InputError& e) {
       set_scene_error(e);
+    } catch (const ImportError& e) {
+      PyErr_SetString(model_error, e.what());
     }
   });
 }

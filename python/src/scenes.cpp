@@ -1,4 +1,5 @@
-// coulomb.Scene, load_scene, validate, read_scene, apply_overrides, solvers, info, fclib_solve.
+// coulomb.Scene, load_scene, validate, read_scene, apply_overrides, import_model, solvers, info,
+// fclib_solve.
 #include "scenes.h"
 
 #include <pybind11/numpy.h>
@@ -7,6 +8,7 @@
 #include <coulomb/build_info.h>
 #include <coulomb/error.h>
 #include <coulomb/fclib_io.h>
+#include <coulomb/import.h>
 #include <coulomb/log.h>
 #include <coulomb/solver.h>
 #include <coulomb/world.h>
@@ -21,6 +23,12 @@ namespace fs = std::filesystem;
 namespace coulomb::python {
 
 namespace {
+
+// each import warning as a Python UserWarning ("FILE:LINE: ELEMENT: MESSAGE")
+void warn_about(const std::vector<ImportWarning>& warnings) {
+  py::object warn = py::module_::import("warnings").attr("warn");
+  for (const ImportWarning& w : warnings) warn(w.text(), py::module_::import("builtins").attr("UserWarning"), 3);
+}
 
 bool is_path(py::handle obj) {
   return py::isinstance<py::str>(obj) || py::hasattr(obj, "__fspath__");
@@ -71,6 +79,17 @@ SceneDef make_scene(py::handle scene, const SceneOverrides& o, py::handle base_d
   }
   if (is_path(scene)) {
     const fs::path file = to_path(scene);
+    if (!model_format(file).empty()) {  // a URDF or MJCF model, imported with the defaults
+      ImportResult imported;
+      {
+        py::gil_scoped_release unlocked;
+        imported = import_model(file);
+      }
+      warn_about(imported.warnings);
+      py::gil_scoped_release unlocked;
+      apply_overrides(imported.scene, o);
+      return parse_scene(imported.scene, fs::absolute(file).parent_path());
+    }
     py::gil_scoped_release unlocked;  // TetGen and mesh files can take a while
     return load_scene(file, o);
   }
@@ -226,6 +245,37 @@ void bind_scenes(py::module_& m) {
       py::arg("steps") = py::none(), py::arg("dt") = py::none(), py::arg("base_dir") = py::none(),
       "Checks a scene as `coulomb validate` does and returns its counts (bodies, soft_bodies, vertices, tets, "
       "shapes, solver, steps, dt). Raises SceneError naming the JSON pointer of the first mistake.");
+
+  m.def(
+      "import_model",
+      [](py::handle path, py::handle search_path, bool strict, py::handle dt, py::handle duration, py::handle solver,
+         bool ground, bool floating_base, py::handle base_position) {
+        ImportOptions opts;
+        if (!search_path.is_none())
+          for (auto dir : search_path) opts.search_path.push_back(to_path(dir));
+        opts.strict = strict;
+        if (!dt.is_none()) opts.dt = dt.cast<double>();
+        if (!duration.is_none()) opts.duration = duration.cast<double>();
+        if (!solver.is_none()) opts.solver = solver.cast<std::string>();
+        opts.ground = ground;
+        opts.floating_base = floating_base;
+        if (!base_position.is_none()) opts.base_position = base_position.cast<std::array<double, 3>>();
+        const fs::path file = to_path(path);
+        ImportResult r;
+        {
+          py::gil_scoped_release unlocked;
+          r = import_model(file, opts);
+        }
+        py::list warnings;
+        for (const ImportWarning& w : r.warnings) warnings.append(w.text());
+        return py::make_tuple(from_json(r.scene), warnings);
+      },
+      py::arg("path"), py::kw_only(), py::arg("search_path") = py::none(), py::arg("strict") = false,
+      py::arg("dt") = py::none(), py::arg("duration") = py::none(), py::arg("solver") = py::none(),
+      py::arg("ground") = true, py::arg("floating_base") = false, py::arg("base_position") = py::none(),
+      "Imports a URDF or MJCF model as `coulomb import` does (import/README.md): returns (scene dict, warnings), "
+      "the warnings as 'FILE:LINE: ELEMENT: MESSAGE' strings. Mesh paths in the dict are absolute, so "
+      "World(scene) runs it from any folder. Raises ModelError naming the file, line and element.");
 
   m.def(
       "read_scene", [](const std::string& path) { return from_json(read_scene_file(path)); }, py::arg("path"),

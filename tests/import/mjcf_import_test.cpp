@@ -415,5 +415,21 @@ TEST(MjcfCompiler, InertiaFromGeomChoosesTheSource) {
   EXPECT_NEAR(find(from_geoms.scene["bodies"], "b")["mass"].get<double>(), 1000 * 4.0 / 3.0 * kPi * 1e-3, 1e-12);
 }
 
+TEST(MjcfGround, AddedUnderAModelAboveItAndNotThroughOne) {
+  ModelFolder folder;
+  // a free ball 1 m up gets the ground plane z = 0
+  const auto above = import_text(folder, R"(<worldbody><body name="b" pos="0 0 1"><freejoint/><geom size="0.1"/></body></worldbody>)");
+  find(above.scene["bodies"], "ground");  // fails the test when absent
+  // a cart on a rail at z = 0 (inverted_pendulum.xml) was built without a floor: none is added
+  const auto through = import_text(folder, R"(<worldbody><body name="cart"><joint type="slide" axis="1 0 0"/>
+    <geom size="0.1"/></body></worldbody>)");
+  for (const auto& b : through.scene["bodies"]) EXPECT_NE(b["name"], "ground");
+  EXPECT_TRUE(has_warning(through, "worldbody", "no ground plane added", 2)) << warnings_text(through);
+  // a model with a plane of its own keeps it alone
+  const auto plane = import_text(folder, R"(<worldbody><geom name="floor" type="plane" size="5 5 0.1"/>
+    <body name="b" pos="0 0 1"><freejoint/><geom size="0.1"/></body></worldbody>)");
+  for (const auto& b : plane.scene["bodies"]) EXPECT_NE(b["name"], "ground");
+}
+
 }  // namespace
 }  // namespace coulomb::mjcf_test

@@ -154,3 +154,29 @@ def test_commands_are_clamped_into_ctrl_range_and_geared():
     w.run(10)
     assert w.actuator_efforts[0] == 0.5  # the actuator's force; the joint got gear times it
     assert w.joint_velocities[0] == pytest.approx(2.0 * 0.5 / 0.1 * w.time, rel=1e-9)
+
+
+ROBOTS = os.path.join(os.environ.get("COULOMB_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", "..")),
+                      "..", "shared", "robots")
+
+
+@pytest.mark.skipif(not os.path.isdir(ROBOTS), reason="../shared/robots is not beside the repository")
+def test_import_model_and_world_from_a_model_file(tmp_path):
+    # import_model returns the scene dict and the warnings; World takes the model file directly
+    scene, warnings = coulomb.import_model(os.path.join(ROBOTS, "urdf", "cartpole.urdf"), dt=0.001, duration=0.05)
+    assert scene["format"] == "coulomb-scene/1" and scene["time"]["dt"] == 0.001
+    assert any(j["type"] == "prismatic" for j in scene["joints"])
+    assert all(isinstance(w, str) for w in warnings)
+    world = coulomb.World(scene)
+    world.run()
+    assert world.step_count == 50
+    with pytest.warns(UserWarning):  # the MJCF pendulum's unsupported attributes are warned about
+        world = coulomb.World(os.path.join(ROBOTS, "mjcf", "inverted_pendulum.xml"), steps=20)
+    world.run()
+    assert world.step_count == 20
+    with pytest.raises(coulomb.ModelError, match="strict"):
+        coulomb.import_model(os.path.join(ROBOTS, "mjcf", "inverted_pendulum.xml"), strict=True)
+    bad = tmp_path / "bad.urdf"
+    bad.write_text("<robot name='r'><link name='a'></robot>")
+    with pytest.raises(coulomb.ModelError, match="bad.urdf"):
+        coulomb.import_model(str(bad))

@@ -25,8 +25,9 @@ struct ImportOptions {
   std::optional<double> dt;           // time step (unit: s)
   std::optional<double> duration;     // simulated time (unit: s)
   std::optional<std::string> solver;  // the scene's `solver.type`
-  // a ground plane z = 0 (normal +z) is added unless the model has a plane of its own or this is
-  // false
+  // a ground plane z = 0 (normal +z) is added unless this is false or the model has a plane of
+  // its own; an MJCF model that reaches below z = 0 gets none either (it was built without a
+  // floor), with a warning
   bool ground = true;
   // URDF: the root link is welded to the world (as MuJoCo compiles a URDF) unless this is true,
   // in which case it is a free body
