@@ -66,17 +66,19 @@ bool has_extension(const fs::path& file, const char* ext) {
 }
 
 // An OBJ file's `v` lines: 3 or more finite numbers each (w and vertex colours may follow).
-// Returns how many there are.
-std::size_t check_obj_vertex_lines(const fs::path& file, const std::string& shown, const std::string& pointer) {
+// Returns their positions in single precision, as the OBJ reader keeps them.
+std::vector<std::array<float, 3>> check_obj_vertex_lines(const fs::path& file, const std::string& shown,
+                                                         const std::string& pointer) {
   std::ifstream in(file, std::ios::binary);
   std::string line;
-  std::size_t vertices = 0;
+  std::vector<std::array<float, 3>> vertices;
   for (std::size_t number = 1; std::getline(in, line); ++number) {
     std::size_t at = line.find_first_not_of(" \t");
     if (at == std::string::npos || line[at] != 'v' || at + 1 >= line.size() || (line[at + 1] != ' ' && line[at + 1] != '\t'))
       continue;
     const std::string where = shown + " line " + std::to_string(number);
     int count = 0;
+    std::array<float, 3> position{};
     for (at = at + 1;; ++count) {
       at = line.find_first_not_of(" \t\r", at);
       if (at == std::string::npos || line[at] == '#') break;
@@ -86,10 +88,11 @@ std::size_t check_obj_vertex_lines(const fs::path& file, const std::string& show
       const double x = std::strtod(word.c_str(), &stop);
       if (stop != word.c_str() + word.size() || !std::isfinite(x))
         throw InputError(pointer, where + ": vertex coordinate '" + word + "' is not a finite number");
+      if (count < 3) position[std::size_t(count)] = float(x);
       at = end;
     }
     if (count < 3) throw InputError(pointer, where + ": a vertex needs 3 coordinates (x y z), got " + std::to_string(count));
-    ++vertices;
+    vertices.push_back(position);
   }
   if (in.bad()) throw InputError(pointer, "cannot read " + shown);
   return vertices;
@@ -193,6 +196,32 @@ class Merger {
   std::map<std::array<double, 3>, int> index_;
 };
 
+// Renumbers an OBJ file's vertices in the order of its `v` lines (Assimp numbers them in the
+// order faces first use them), so that a mesh's vertex ids, and everything built on them (its
+// bounding volume tree, TetGen's input, contact order), follow the file as it is written. A
+// vertex whose position is on no `v` line (a rounding of the reader's own) keeps its place after
+// those that are.
+void obj_file_order(TriangleMesh& mesh, const std::vector<std::array<float, 3>>& lines) {
+  std::map<std::array<float, 3>, std::size_t> first;
+  for (std::size_t i = 0; i < lines.size(); ++i) first.try_emplace(lines[i], i);
+  std::vector<std::pair<std::size_t, int>> rank(mesh.vertices.size());
+  for (std::size_t i = 0; i < mesh.vertices.size(); ++i) {
+    const Vec3& x = mesh.vertices[i];
+    const auto it = first.find({float(x.x()), float(x.y()), float(x.z())});
+    rank[i] = {it != first.end() ? it->second : lines.size() + i, int(i)};
+  }
+  std::sort(rank.begin(), rank.end());
+  std::vector<int> renumbered(mesh.vertices.size());
+  std::vector<Vec3> vertices(mesh.vertices.size());
+  for (std::size_t k = 0; k < rank.size(); ++k) {
+    renumbered[std::size_t(rank[k].second)] = int(k);
+    vertices[k] = mesh.vertices[std::size_t(rank[k].second)];
+  }
+  mesh.vertices = std::move(vertices);
+  for (auto& t : mesh.triangles)
+    for (int& v : t) v = renumbered[std::size_t(v)];
+}
+
 }  // namespace
 
 const std::vector<std::string>& mesh_formats() {
@@ -205,7 +234,9 @@ TriangleMesh read_mesh(const fs::path& file, const std::string& pointer) {
   // the file is checked first: Assimp's messages do not say what is wrong with it
   if (const std::string problem = file_problem(file); !problem.empty())
     throw InputError(pointer, problem == "file not found" ? "file not found: " + shown : shown + " " + problem);
-  if (has_extension(file, ".obj") && check_obj_vertex_lines(file, shown, pointer) == 0)
+  const bool obj = has_extension(file, ".obj");
+  std::vector<std::array<float, 3>> obj_vertices;
+  if (obj && (obj_vertices = check_obj_vertex_lines(file, shown, pointer)).empty())
     throw InputError(pointer, shown + " contains no vertices (no 'v' lines)");
 
   Assimp::Importer importer;
@@ -244,6 +275,7 @@ TriangleMesh read_mesh(const fs::path& file, const std::string& pointer) {
   merger.add(*scene->mRootNode, Eigen::Matrix4d::Identity(), 0);
   TriangleMesh mesh = merger.take();
   if (mesh.vertices.empty()) throw InputError(pointer, shown + " contains no vertices");
+  if (obj) obj_file_order(mesh, obj_vertices);
   return mesh;
 }
 

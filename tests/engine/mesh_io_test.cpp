@@ -85,6 +85,22 @@ TEST(MeshFiles, ObjGroupsShareTheirCorners) {
   expect_unit_cube(read_mesh(dir.write("cube.obj", obj_two_groups()), "/p"));
 }
 
+TEST(MeshFiles, ObjVerticesKeepTheOrderOfTheirLines) {
+  // faces that first use the vertices in reverse order: the ids still follow the `v` lines, so
+  // that a mesh's bounding volume tree and contact order are the file's own
+  TempDir dir;
+  const TriangleMesh m = read_mesh(
+      dir.write("tet.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 4 3 2\nf 4 2 1\nf 4 1 3\nf 1 2 3\n"), "/p");
+  ASSERT_EQ(m.vertices.size(), 4u);
+  EXPECT_EQ(m.vertices[0], Vec3(0, 0, 0));
+  EXPECT_EQ(m.vertices[1], Vec3(1, 0, 0));
+  EXPECT_EQ(m.vertices[2], Vec3(0, 1, 0));
+  EXPECT_EQ(m.vertices[3], Vec3(0, 0, 1));
+  ASSERT_EQ(m.triangles.size(), 4u);
+  EXPECT_EQ(m.triangles[0], (std::array<int, 3>{3, 2, 1}));
+  EXPECT_EQ(m.triangles[3], (std::array<int, 3>{0, 1, 2}));
+}
+
 TEST(MeshFiles, ObjPointCloudHasVerticesAndNoTriangles) {
   // the points of a `convex` shape's file need no faces
   TempDir dir;

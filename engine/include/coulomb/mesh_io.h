@@ -33,7 +33,8 @@ const std::vector<std::string>& mesh_formats();
 // transform applied (COLLADA's <unit> too: that is a transform; its <up_axis> is not, so the
 // file's coordinates are kept as robot models expect), polygons triangulated, identical vertices
 // joined within and across the file's meshes so that a closed surface stored as separate
-// triangles (STL) is closed. Points and lines are kept as vertices, not as faces. Throws
+// triangles (STL) is closed; an OBJ file's vertices keep the order of its `v` lines. Points and
+// lines are kept as vertices, not as faces. Throws
 // InputError at `pointer`, naming the file, when it is missing, is not a regular file, exceeds
 // kMaxMeshFileBytes, cannot be read or parsed (Assimp's message), has no vertex, has a
 // non-finite coordinate (for OBJ, with the line) or a face that refers to a missing vertex.
