@@ -36,9 +36,9 @@ void principal_frame(const MassProperties& mp, Pose& body_in_shape, Vec3& moment
   body_in_shape.q = Quat(R).normalized();
 }
 
-// What a double-precision contact solve can simulate (issue 11: a mass of 1e-300 sank while
-// "converged", 1e305 gave null energies, inertia [1e-3, 1, 1] on a 1 m cube fell 17 m through the
-// floor). Rejected at load, so that `coulomb validate` says so with exit 2:
+// What a double-precision contact solve can simulate (a mass of 1e-300 sinks while "converged",
+// 1e305 gives null energies, inertia [1e-3, 1, 1] on a 1 m cube falls through the floor).
+// Rejected at load, so that `coulomb validate` says so with exit 2:
 //  - a mass outside [kMinMass, kMaxMass]: its impulses and energies leave the range where
 //    sums with unit-scale quantities keep any digit (and m v^2 overflows near 1e308);
 //  - principal moments that no mass distribution has: I_a + I_b < I_c (triangle inequality), or
@@ -88,10 +88,10 @@ void check_simulable_mass(const SceneDef& scene, const BodyDef& d, const std::st
   }
 }
 
-// Everything a step starts from must be finite (issue 11: a 1e308 grid spacing, huge generator
-// boxes and infinite derived masses passed `validate` and failed at step 1 with exit 3).
 }  // namespace
 
+// Everything a step starts from must be finite (a 1e308 grid spacing, huge generator boxes or
+// infinite derived masses would pass `validate` and fail at step 1 with exit 3).
 void check_finite_start(const SceneDef& scene, const BodyDef& d, const std::string& where, const Pose& body_world,
                         const Vec3& v, const Vec3& w, double mass, const Vec3& moments) {
   const std::string body = "body '" + d.name + "'";
