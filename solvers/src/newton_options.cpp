@@ -1,6 +1,6 @@
 // The newton-pcr entry's option keys (seed 003; registry.cpp lists them): budget, ncp, scaling,
 // linear, linear_iterations, linear_tol, step, epsilon, geometric_stiffness, start, device, and the
-// common ones. Its own defaults for the common keys: the budget's Newton iterations (fixed 6,
+// common ones. Its own defaults for the common keys: the budget's Newton iterations (fixed 20,
 // tolerance 30: NewtonOptions), residual 1e-6 (abs_tol, m/s), no relative test (rel_tol 0: a
 // scene's rel_tol is relative to the first residual) and a warm start.
 #include <coulomb/gpu/schur.h>

@@ -121,7 +121,7 @@ TEST(Registry, DefaultsAreThoseOfTheStructs) {
     const bool newton = s.name == "newton-pcr";
     // cr-mlcp's (cr_mlcp_options.cpp): CR iterations per step, eps_2 in metres, no warm start
     const bool cr = s.name == "cr-mlcp";
-    EXPECT_EQ(o.max_iterations, newton ? 6 : cr ? 2000 : 100) << s.name;
+    EXPECT_EQ(o.max_iterations, newton ? 20 : cr ? 2000 : 100) << s.name;
     EXPECT_EQ(o.abs_tol, cr ? 1e-5 : 1e-6);
     EXPECT_EQ(o.rel_tol, newton ? 0.0 : 1e-6) << s.name;
     EXPECT_EQ(o.warm_start, !cr) << s.name;
@@ -248,13 +248,13 @@ TEST(Registry, XpbdKeys) {
   EXPECT_EQ(parse_error("xpbd-jacobi", "omega", 0).message(), "expected a relaxation factor in (0, 2)");
 }
 
-// The budget sets the defaults of the Newton and linear iterations (seed 003 Table 2's 6 x 20, or
-// 30 x 40 to the tolerance); the scene's own values win over both.
+// The budget sets the defaults of the Newton and linear iterations (20 x 60 warm-started, or 30 x
+// 40 to the tolerance); the scene's own values win over both.
 TEST(Registry, NewtonBudgetSetsTheIterationDefaults) {
   const SolverOptions f = parse("newton-pcr", json::object());
   EXPECT_EQ(f.newton.budget, NewtonBudget::Fixed);
-  EXPECT_EQ(f.max_iterations, 6);
-  EXPECT_EQ(f.newton.linear_iterations, 20);
+  EXPECT_EQ(f.max_iterations, 20);
+  EXPECT_EQ(f.newton.linear_iterations, 60);
   EXPECT_TRUE(f.warm_start);
   const SolverOptions t = parse("newton-pcr", {{"budget", "tolerance"}});
   EXPECT_EQ(t.newton.budget, NewtonBudget::Tolerance);
