@@ -11,6 +11,31 @@ void PositionProblem::size_impulses() {
   joint_impulse.resize(joints.size(), JointImpulse::Zero());
 }
 
+std::vector<double> PositionProblem::row_impulses() const {
+  std::vector<double> r;
+  r.reserve(joints.size() * kMaxBlockRows + 6 * elements.size() + 3 * attachments.size());
+  for (std::size_t i = 0; i < joints.size(); ++i)
+    for (int j = 0; j < kMaxBlockRows; ++j) r.push_back(i < joint_impulse.size() ? joint_impulse[i][j] : 0.0);
+  for (std::size_t i = 0; i < elements.size(); ++i)
+    for (int j = 0; j < 6; ++j) r.push_back(i < element_impulse.size() ? element_impulse[i][j] : 0.0);
+  for (std::size_t i = 0; i < attachments.size(); ++i)
+    for (int j = 0; j < 3; ++j) r.push_back(i < attachment_impulse.size() ? attachment_impulse[i][j] : 0.0);
+  return r;
+}
+
+bool PositionProblem::set_row_impulses(const std::vector<double>& r) {
+  if (r.size() != joints.size() * kMaxBlockRows + 6 * elements.size() + 3 * attachments.size()) return false;
+  size_impulses();
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < joints.size(); ++i)
+    for (int j = 0; j < kMaxBlockRows; ++j) joint_impulse[i][j] = r[k++];
+  for (std::size_t i = 0; i < elements.size(); ++i)
+    for (int j = 0; j < 6; ++j) element_impulse[i][j] = r[k++];
+  for (std::size_t i = 0; i < attachments.size(); ++i)
+    for (int j = 0; j < 3; ++j) attachment_impulse[i][j] = r[k++];
+  return true;
+}
+
 Configuration PositionProblem::configuration() const {
   Configuration c;
   c.x = x.data();

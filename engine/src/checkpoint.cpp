@@ -121,6 +121,7 @@ Json state_json(const State& s) {
           {"soft", soft},
           {"contact_cache", cache},
           {"joint_cache", s.joint_cache},
+          {"row_cache", s.row_cache},
           {"sleep", {{"timer", s.sleep.timer}, {"island", s.sleep.island}}},
           {"joint_angle", s.joint_angle},
           {"control", control_json(s.control)}};
@@ -162,6 +163,11 @@ State state_from_json(const Json& j) {
   const Json& joints = detail::as_array(top.require("joint_cache"), "/joint_cache");
   for (std::size_t i = 0; i < joints.size(); ++i)
     s.joint_cache.push_back(detail::as_number(joints[i], child_pointer("/joint_cache", i)));
+  // newton-pcr's row impulses (absent from checkpoints written before it warm-started: a cold start)
+  if (const Json* rows = top.find("row_cache")) {
+    const Json& a = detail::as_array(*rows, "/row_cache");
+    for (std::size_t i = 0; i < a.size(); ++i) s.row_cache.push_back(detail::as_number(a[i], child_pointer("/row_cache", i)));
+  }
   // sleeping islands (absent from checkpoints written before sleeping existed: everybody awake);
   // World::set_state checks the sizes and the island ids
   if (const Json* sleep = top.find("sleep")) {

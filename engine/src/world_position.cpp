@@ -2,13 +2,17 @@
 //
 //   2 detect     rigid contacts and soft contacts at q^l, with each body's reach over the step
 //   3 assemble   PositionProblem: predicted DOFs (eq. 8), contacts with anchors fixed at q^l,
-//                elements, attachments; impulses from zero (seed 002 algorithm 1)
+//                elements, attachments; impulses from zero (seed 002 algorithm 1), or for a
+//                solver that warm-starts (newton-pcr) the last step's: rigid contacts by body
+//                pair and point (State::contact_cache, as the velocity solvers), the other rows
+//                by row (State::row_cache)
 //   (seed 004)   for a solver with SolverInfo::candidates (cr-mlcp): candidate lists over the soft
 //                and rigid surfaces, and PositionProblem::find_new_contacts, the CCD over them that
 //                the solver calls at its convergence (seed 004 Algorithm 1 lines 5 and 25)
 //   4+5 solve    the solver moves positions and velocities together (implicit Euler, eq. 7-13)
 //   (seed 004)   a solve that ends unconverged: CCD from q^l to its end over the candidate lists;
 //                on a hit every DOF goes back to 0.8 of the earliest time of impact
+//   6 remember   the warm-starting solver's impulses, into the caches
 //   7 record
 //
 // There is no separate integration or stabilisation stage: the solver's result is q^{l+1} and
@@ -93,7 +97,14 @@ StepResult World::run_position_stages() {
   pin.wrench = &load_;
   pin.vertex_force = &vertex_load_;
   actuate_drives();  // at q^l, from which the solver's rows start
-  assemble_position_problem(pin, pproblem_);  // every impulse starts at zero (see solvers/README.md)
+  assemble_position_problem(pin, pproblem_);  // every impulse starts at zero
+  const bool warm = scene_.solver_options.warm_start &&
+                    std::find(solver_->keys.begin(), solver_->keys.end(), "warm_start") != solver_->keys.end();
+  if (warm) {
+    warm_start();  // solution_.lambda: the cached impulse of each rigid contact that persists
+    for (std::size_t k = 0; k < contacts_.size(); ++k) pproblem_.contact_impulse[k] = solution_.lambda[k].head<3>();
+    pproblem_.set_row_impulses(row_cache_);
+  }
   stats_.assemble_ms = ms_since(t0);
 
   // seed 004 (cr-mlcp): candidate lists over the soft and rigid surfaces, once per step
@@ -265,6 +276,17 @@ StepResult World::run_position_stages() {
   store_position_result(pproblem_, state_, soft_);
   ccd_clamp();
   stats_.integrate_ms = ms_since(t0);
+
+  // 6 remember: the rigid contacts' impulses (the first contacts_.size() of the problem's, in the
+  // same tangent basis of the normal) and the other rows'
+  if (warm) {
+    for (std::size_t k = 0; k < contacts_.size(); ++k) {
+      const Vec3& P = pproblem_.contact_impulse[k];
+      solution_.lambda[k] = Vec4(P[0], P[1], P[2], 0.0);
+    }
+    remember_impulses();
+    row_cache_ = pproblem_.row_impulses();
+  }
 
   // 7 record
   record_stats();

@@ -1,8 +1,8 @@
 // The World's State (coulomb/state.h): copying it out, restoring it, and the checked handles.
 //
 // The World keeps its state where the stages read it: state_ (rigid x, q, v, w), the soft
-// bodies' x and v (inside SoftBody, beside their rest meshes), cache_ and joint_cache_ (warm
-// starts), sleep_ (world_sleep.cpp), step_ and time_. state() gathers copies of exactly these and set_state() writes them back;
+// bodies' x and v (inside SoftBody, beside their rest meshes), cache_, joint_cache_ and row_cache_
+// (warm starts), sleep_ (world_sleep.cpp), step_ and time_. state() gathers copies of exactly these and set_state() writes them back;
 // everything else a step touches is either model (never written during a run) or scratch that
 // the step rebuilds before reading it (contacts, problems, islands, solver buffers). A member
 // that carries information from one step to the next must be added to State and here.
@@ -45,6 +45,7 @@ State World::state() const {
   for (std::size_t i = 0; i < soft_.size(); ++i) s.soft[i] = {soft_[i].x, soft_[i].v};
   s.contact_cache = cache_;
   s.joint_cache = joint_cache_;
+  s.row_cache = row_cache_;
   s.sleep = sleep_;
   s.joint_angle.resize(joints_.size());
   for (std::size_t j = 0; j < joints_.size(); ++j) s.joint_angle[j] = joints_[j].angle_ref;
@@ -82,6 +83,8 @@ void World::set_state(const State& s) {
   if (joints_.empty() && !s.joint_cache.empty())
     throw InputError("State", "joint_cache has " + std::to_string(s.joint_cache.size()) +
                                   " entries, this world has no joints (a State from another world?)");
+  for (double r : s.row_cache)
+    if (!std::isfinite(r)) throw InputError("State", "row_cache holds a NaN or infinite impulse");
   if (s.step < 0 || !std::isfinite(s.time))
     throw InputError("State", "step must be >= 0 and time finite (got step " + std::to_string(s.step) + ")");
   check_sleep_state(s);
@@ -101,6 +104,7 @@ void World::set_state(const State& s) {
   }
   cache_ = s.contact_cache;
   joint_cache_ = s.joint_cache;
+  row_cache_ = s.row_cache;
   for (std::size_t j = 0; j < joints_.size(); ++j) joints_[j].angle_ref = s.joint_angle.empty() ? joints_[j].reference : s.joint_angle[j];
   if (s.control.empty()) {  // a State without control: no loads, the scene's commands
     init_control();

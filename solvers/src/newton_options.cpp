@@ -1,7 +1,8 @@
-// The newton-pcr entry's option keys (seed 003; registry.cpp lists them): ncp, scaling, linear,
-// linear_iterations, linear_tol, step, epsilon, geometric_stiffness, start, device, and the common
-// ones but warm_start. Its own defaults for the common keys: 30 Newton iterations, residual 1e-6
-// (abs_tol, m/s) and no relative test (rel_tol 0: a scene's rel_tol is relative to the first residual).
+// The newton-pcr entry's option keys (seed 003; registry.cpp lists them): budget, ncp, scaling,
+// linear, linear_iterations, linear_tol, step, epsilon, geometric_stiffness, start, device, and the
+// common ones. Its own defaults for the common keys: the budget's Newton iterations (fixed 20,
+// tolerance 30: NewtonOptions), residual 1e-6 (abs_tol, m/s), no relative test (rel_tol 0: a
+// scene's rel_tol is relative to the first residual) and a warm start.
 #include <coulomb/gpu/schur.h>
 
 #include <cmath>
@@ -13,13 +14,18 @@ namespace coulomb {
 SolverOptions parse_newton_options(const SolverInfo& info, const nlohmann::json& j, const std::string& pointer) {
   using namespace option_parsing;
   SolverOptions o;
-  o.max_iterations = 30;
+  NewtonOptions& n = o.newton;
+  // the budget first: it sets the defaults of max_iterations and linear_iterations, which the
+  // scene's own values then replace
+  if (j.is_object() && j.contains("budget")) n.budget = choice<NewtonBudget>(j["budget"], pointer + "/budget");
+  o.max_iterations = NewtonOptions::default_newton_iterations(n.budget);
+  n.linear_iterations = NewtonOptions::default_linear_iterations(n.budget);
   o.abs_tol = 1e-6;
   o.rel_tol = 0.0;
-  o.warm_start = false;
-  NewtonOptions& n = o.newton;
+  o.warm_start = true;
   read_solver_object(info, j, pointer, o, [&](const std::string& key, const nlohmann::json& v, const std::string& ptr) {
-    if (key == "ncp") n.ncp = choice<NcpFunction>(v, ptr);
+    if (key == "budget") n.budget = choice<NewtonBudget>(v, ptr);
+    else if (key == "ncp") n.ncp = choice<NcpFunction>(v, ptr);
     else if (key == "scaling") n.scaling = choice<NcpScaling>(v, ptr);
     else if (key == "linear") n.linear = choice<NewtonLinear>(v, ptr);
     else if (key == "device") {
@@ -42,8 +48,7 @@ SolverOptions parse_newton_options(const SolverInfo& info, const nlohmann::json&
       n.epsilon = number(v, ptr);
       if (!(n.epsilon >= 0.0 && n.epsilon <= 1.0)) throw InputError(ptr, "expected a number in [0, 1]");
     } else if (key == "start") {
-      if (!v.is_string() || (v != "zero" && v != "free")) throw InputError(ptr, "expected one of \"zero\", \"free\"");
-      n.start_from_free = v == "free";
+      n.start = choice<NewtonStart>(v, ptr);
     } else {
       return false;
     }

@@ -22,7 +22,12 @@
 //      kernels or CUDA (gpu/schur.h);
 //   5. takes the damped step t (eq. 61-63, s.8.1): P += t dP, u += t du with du = H^-1 (J^T dP - g).
 //
-// It starts from u = 0, P = 0 (eq. 67-68) unless "start": "free". Stats: residual = the Newton
+// Start (s.8.1): P^0 = the last step's impulses of the same rows where the problem carries them
+// (warm_start, the default: PositionProblem's *_impulse on entry, filled by the World from its
+// State), else P^0 = 0 (eq. 68); u^0 = 0 (eq. 67), or "start": "free" u~, or "warm" the velocity
+// that balances P^0, u~ + M^-1 J^T P^0 (eq. 57 with g = 0). The loop runs at most max_iterations
+// Newton iterations of at most linear_iterations PCR iterations (the fixed budget of seed 003
+// Table 2 by default, options "budget") and stops early at the tolerance. Stats: residual = the Newton
 // residual, the largest of |M^-1 g| (m/s, rad/s) and the rows' residuals in velocity units
 // (|rho| / h for positional rows, |phi_f| for friction); merit = the FCLib natural-map merit of
 // the contact part (solvers/merit.h) with u_n = gap / h and u_T = J_T u, so that it compares with
@@ -102,6 +107,7 @@ class Newton {
     }
   }
   double row_inv_mass(int r) const;  // J_r M^-1 J_r^T
+  void load_impulses();   // P^0 from the problem's *_impulse (the warm start)
   void store_impulses();
   double contact_merit() const;
 
@@ -161,8 +167,9 @@ void Newton::setup() {
   }
   mass_blocks();
   shift_.assign(std::size_t(nd_), Vec6::Zero());
-  // eq. 67: u^0 = 0 for what moves (a DOF that does not move keeps its prescribed velocity)
-  if (!n_.start_from_free)
+  // eq. 67: u^0 = 0 for what moves (a DOF that does not move keeps its prescribed velocity);
+  // "warm" starts from u~ here and moves to u~ + M^-1 J^T P^0 once the rows are evaluated
+  if (n_.start == NewtonStart::Zero)
     for (int d = 0; d < nd_; ++d)
       if (moves_[std::size_t(d)]) set_velocity(d, Vec6::Zero());
   cuda_visible_ = n_.device == ComputeDevice::Auto && gpu::cuda_available();
@@ -211,10 +218,21 @@ double Newton::build_system(bool first) {
   if (!first) std::swap(prev_rows_, rows_);
   evaluate_constraints(cfg, set_, rows_);
   const int m = rows_.rows();
-  if (first) P_.assign(std::size_t(m), 0.0);
+  if (first) {
+    P_.assign(std::size_t(m), 0.0);
+    if (o_.warm_start) load_impulses();
+  }
 
   // J^T P per DOF at this configuration
-  const std::vector<Vec6> JtP = transpose_product(rows_, P_, nd_);
+  std::vector<Vec6> JtP = transpose_product(rows_, P_, nd_);
+  if (first && n_.start == NewtonStart::Warm) {
+    // u^0 = u~ + M^-1 J^T P^0, and the rows again at its configuration
+    for (int d = 0; d < nd_; ++d)
+      if (moves_[std::size_t(d)]) set_velocity(d, ufree_[std::size_t(d)] + Minv_[std::size_t(d)] * JtP[std::size_t(d)]);
+    set_configuration();
+    evaluate_constraints(configuration(), set_, rows_);
+    JtP = transpose_product(rows_, P_, nd_);
+  }
 
   // eq. 71-74: the diagonal secant of d(J^T P)/du along the last step (the same P at both
   // configurations), added to H where it makes H larger than M (see solvers/README.md)
@@ -418,6 +436,29 @@ double Newton::build_system(bool first) {
     sys_.C[std::size_t(sys_.c_start[std::size_t(b)] + i * nb + i)] += n_.epsilon * std::max(diag[std::size_t(r)] - C, 0.0);
   }
   return residual;
+}
+
+// The inverse of store_impulses: each block's rows from the problem's arrays (sized to the
+// constraints, zero where the World had no impulse for them).
+void Newton::load_impulses() {
+  p_.size_impulses();
+  const int nblocks = int(rows_.block_start.size()) - 1;
+  for (int b = 0; b < nblocks; ++b) {
+    const int r0 = rows_.block_start[std::size_t(b)], nb = rows_.block_start[std::size_t(b) + 1] - r0;
+    if (nb == 0) continue;
+    const auto i = std::size_t(rows_.block[std::size_t(r0)]);
+    const RowKind k = rows_.kind[std::size_t(r0)];
+    double* P = P_.data() + r0;
+    if (k == RowKind::ContactNormal) {
+      for (int j = 0; j < 3; ++j) P[j] = p_.contact_impulse[i][j];
+    } else if (k == RowKind::Element) {
+      for (int j = 0; j < nb; ++j) P[j] = p_.element_impulse[i][j];
+    } else if (b < int(set_.contacts.size() + set_.joints.size()) && b >= int(set_.contacts.size())) {
+      for (int j = 0; j < nb; ++j) P[j] = p_.joint_impulse[i][j];
+    } else {
+      for (int j = 0; j < 3; ++j) P[j] = p_.attachment_impulse[i][j];
+    }
+  }
 }
 
 void Newton::store_impulses() {

@@ -152,6 +152,24 @@ TEST_F(RunFolder, ACheckpointRestoresTheStateBitForBit) {
   for (std::size_t i = 0; i < s1.rigid.x.size(); ++i) EXPECT_TRUE(same(s1.rigid.x[i], s2.rigid.x[i]));
 }
 
+// newton-pcr's warm start (State::row_cache: the joints' and elements' row impulses) reads back
+// bit for bit, and a checkpoint without it (written before it existed) reads as a cold start.
+TEST_F(RunFolder, ACheckpointKeepsTheNewtonRowImpulses) {
+  World world(load_scene(fs::path(COULOMB_SOURCE_DIR) / "scenes/soft_grasp.json", std::vector<std::string>{}));
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(world.step().ok());
+  Checkpoint c;
+  c.run_id = "r1";
+  c.state = world.state();
+  ASSERT_FALSE(c.state.row_cache.empty());
+  write_checkpoint(dir_, c);
+  const State back = read_checkpoint(dir_).state;
+  ASSERT_EQ(back.row_cache.size(), c.state.row_cache.size());
+  EXPECT_EQ(std::memcmp(back.row_cache.data(), c.state.row_cache.data(), sizeof(double) * back.row_cache.size()), 0);
+  nlohmann::json old = state_json(c.state);
+  old.erase("row_cache");
+  EXPECT_TRUE(state_from_json(old).row_cache.empty());
+}
+
 TEST_F(RunFolder, ADamagedCheckpointIsAnInputError) {
   write_file_atomically(dir_ / kCheckpointFile, R"({"format": "coulomb-checkpoint/1", "run_id": "r"})");
   EXPECT_THROW(read_checkpoint(dir_), InputError);

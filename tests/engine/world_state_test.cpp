@@ -29,7 +29,7 @@ bool same_bytes(const std::vector<T>& x, const std::vector<T>& y) {
 bool same_bytes(const State& a, const State& b) {
   bool same = same_bytes(a.rigid.x, b.rigid.x) && same_bytes(a.rigid.q, b.rigid.q) && same_bytes(a.rigid.v, b.rigid.v) &&
               same_bytes(a.rigid.w, b.rigid.w) && same_bytes(a.contact_cache, b.contact_cache) &&
-              same_bytes(a.joint_cache, b.joint_cache) &&
+              same_bytes(a.joint_cache, b.joint_cache) && same_bytes(a.row_cache, b.row_cache) &&
               a.soft.size() == b.soft.size() && a.step == b.step && std::memcmp(&a.time, &b.time, sizeof(double)) == 0;
   for (std::size_t i = 0; same && i < a.soft.size(); ++i)
     same = same_bytes(a.soft[i].x, b.soft[i].x) && same_bytes(a.soft[i].v, b.soft[i].v);

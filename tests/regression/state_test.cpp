@@ -83,6 +83,7 @@ void expect_same(const State& a, const State& b) {
   }
   EXPECT_TRUE(same_bytes(a.contact_cache, b.contact_cache));
   EXPECT_TRUE(same_bytes(a.joint_cache, b.joint_cache));
+  EXPECT_TRUE(same_bytes(a.row_cache, b.row_cache));
   EXPECT_EQ(a.step, b.step);
   EXPECT_EQ(std::memcmp(&a.time, &b.time, sizeof(double)), 0);
 }
@@ -115,7 +116,9 @@ TEST_P(StateReplay, IsBitIdentical) {
 // detection and PGS solve per step); the soft ball (xpbd-jacobi) falls for the first 100 steps
 // and hits the ground in the replayed ones; the soft stack has soft-soft and soft-rigid contacts
 // from the start (30 + 30 steps: its 40 Jacobi sweeps over both cubes make it the slowest); the
-// pendulums hang from a ball joint and a hinge (joint warm-start cache; no contacts).
+// pendulums hang from a ball joint and a hinge (joint warm-start cache; no contacts); newton-pcr
+// warm-starts from State::contact_cache and State::row_cache: the door's hinge and its limit,
+// and the soft grasp's jaws (joints and drives), ball (elements) and their contacts.
 INSTANTIATE_TEST_SUITE_P(
     Scenes, StateReplay,
     ::testing::Values(Variant{"wall_prox_gs_1", "wall.json", {}, 1}, Variant{"wall_prox_gs_2", "wall.json", {}, 2},
@@ -126,7 +129,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Variant{"soft_ball_2", "soft_ball_drop.json", {}, 2},
                       Variant{"soft_stack_2", "soft_stack.json", {}, 2, 30},
                       Variant{"pendulum_prox_gs_2", "pendulum.json", {}, 2},
-                      Variant{"pendulum_xpbd_1", "pendulum.json", {"/solver={\"type\": \"xpbd-jacobi\"}"}, 1}),
+                      Variant{"pendulum_xpbd_1", "pendulum.json", {"/solver={\"type\": \"xpbd-jacobi\"}"}, 1},
+                      Variant{"door_newton_1", "door.json", {"/solver={\"type\": \"newton-pcr\"}"}, 1},
+                      Variant{"soft_grasp_newton_1", "soft_grasp.json", {}, 1, 15}),
     [](const ::testing::TestParamInfo<Variant>& info) { return info.param.name; });
 
 }  // namespace state_test

@@ -116,15 +116,15 @@ TEST(Registry, DefaultsAreThoseOfTheStructs) {
   const SolverOptions d;
   for (const SolverInfo& s : solver_registry()) {
     const SolverOptions o = parse(s.name, json::object());
-    // newton-pcr's own defaults for the common keys (newton_options.cpp: Newton iterations, no
-    // relative test, no warm start); the others keep the struct's
+    // newton-pcr's own defaults for the common keys (newton_options.cpp: the fixed budget's Newton
+    // iterations, no relative test); the others keep the struct's
     const bool newton = s.name == "newton-pcr";
     // cr-mlcp's (cr_mlcp_options.cpp): CR iterations per step, eps_2 in metres, no warm start
     const bool cr = s.name == "cr-mlcp";
-    EXPECT_EQ(o.max_iterations, newton ? 30 : cr ? 2000 : 100) << s.name;
+    EXPECT_EQ(o.max_iterations, newton ? 20 : cr ? 2000 : 100) << s.name;
     EXPECT_EQ(o.abs_tol, cr ? 1e-5 : 1e-6);
     EXPECT_EQ(o.rel_tol, newton ? 0.0 : 1e-6) << s.name;
-    EXPECT_EQ(o.warm_start, !newton && !cr) << s.name;
+    EXPECT_EQ(o.warm_start, !cr) << s.name;
     const NewtonOptions n;
     EXPECT_EQ(o.newton.ncp, n.ncp);
     EXPECT_EQ(o.newton.scaling, n.scaling);
@@ -248,6 +248,24 @@ TEST(Registry, XpbdKeys) {
   EXPECT_EQ(parse_error("xpbd-jacobi", "omega", 0).message(), "expected a relaxation factor in (0, 2)");
 }
 
+// The budget sets the defaults of the Newton and linear iterations (20 x 60 warm-started, or 30 x
+// 40 to the tolerance); the scene's own values win over both.
+TEST(Registry, NewtonBudgetSetsTheIterationDefaults) {
+  const SolverOptions f = parse("newton-pcr", json::object());
+  EXPECT_EQ(f.newton.budget, NewtonBudget::Fixed);
+  EXPECT_EQ(f.max_iterations, 20);
+  EXPECT_EQ(f.newton.linear_iterations, 60);
+  EXPECT_TRUE(f.warm_start);
+  const SolverOptions t = parse("newton-pcr", {{"budget", "tolerance"}});
+  EXPECT_EQ(t.newton.budget, NewtonBudget::Tolerance);
+  EXPECT_EQ(t.max_iterations, 30);
+  EXPECT_EQ(t.newton.linear_iterations, 40);
+  const SolverOptions given = parse("newton-pcr", {{"linear_iterations", 7}, {"budget", "tolerance"}, {"max_iterations", 9}});
+  EXPECT_EQ(given.max_iterations, 9);
+  EXPECT_EQ(given.newton.linear_iterations, 7);
+  EXPECT_FALSE(parse("newton-pcr", {{"warm_start", false}}).warm_start);
+}
+
 TEST(Registry, NewtonKeys) {
   const SolverOptions o = parse("newton-pcr", {{"ncp", "minmap"}, {"scaling", "identity"}, {"linear", "gauss-seidel"},
                                                {"linear_iterations", 7}, {"linear_tol", 1e-3}, {"step", 1.0},
@@ -261,14 +279,15 @@ TEST(Registry, NewtonKeys) {
   EXPECT_EQ(o.newton.step, 1.0);
   EXPECT_EQ(o.newton.epsilon, 0.0);
   EXPECT_FALSE(o.newton.geometric_stiffness);
-  EXPECT_TRUE(o.newton.start_from_free);
+  EXPECT_EQ(o.newton.start, NewtonStart::Free);
   EXPECT_EQ(o.newton.device, ComputeDevice::Cpu);
   EXPECT_NE(parse_error("newton-pcr", "ncp", "newton").message().find("expected one of \"fb\", \"minmap\""),
             std::string::npos);
   EXPECT_EQ(parse_error("newton-pcr", "step", 0).message(), "expected a damped Newton step in (0, 1]");
   EXPECT_EQ(parse_error("newton-pcr", "linear_iterations", 2.5).message(), "expected an integer in [1, 1000000]");
-  EXPECT_NE(parse_error("newton-pcr", "start", "warm").message().find("expected one of"), std::string::npos);
-  EXPECT_NE(parse_error("newton-pcr", "warm_start", true).message().find("unknown key"), std::string::npos);
+  EXPECT_NE(parse_error("newton-pcr", "start", "hot").message().find("expected one of"), std::string::npos);
+  EXPECT_NE(parse_error("newton-pcr", "budget", "none").message().find("expected one of \"fixed\", \"tolerance\""),
+            std::string::npos);
   if (!gpu::cuda_available()) {
     EXPECT_NE(parse_error("newton-pcr", "device", "cuda").message().find("needs a CUDA build and a visible GPU"),
               std::string::npos);

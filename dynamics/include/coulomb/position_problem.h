@@ -9,8 +9,9 @@
 //
 // On entry x, q, v, w, px, pv hold the unconstrained prediction q~ = q^l + h v~, v~ (eq. 8);
 // on exit they hold q^{l+1}, v^{l+1}. Multipliers are impulses h*gamma (unit: N s), so that they
-// compare with the velocity-level solvers' impulses; `*_impulse` holds them on exit (every solve
-// starts from zero: no warm start at position level, solvers/README.md).
+// compare with the velocity-level solvers' impulses; `*_impulse` holds them on exit. On entry they
+// are zero (assemble_position_problem), or the last step's impulses of the same constraints for a
+// solver that warm-starts (newton-pcr; the World carries them in its State).
 #pragma once
 #include <coulomb/constraints.h>
 #include <coulomb/materials.h>
@@ -83,6 +84,12 @@ struct PositionProblem {
   Configuration configuration() const;
   // Sizes the impulse arrays to the constraints (new entries 0).
   void size_impulses();
+  // The joints', elements' and attachments' impulses as one flat array, by row: joints
+  // (nj x kMaxBlockRows), then elements (ne x 6), then attachments (na x 3) (unit: N s, N m s).
+  // set_row_impulses takes such an array back if its size is this problem's, else leaves the
+  // impulses as they are and returns false (the constraints changed: a cold start).
+  std::vector<double> row_impulses() const;
+  bool set_row_impulses(const std::vector<double>& r);
 };
 
 // Signed gap n . (p_b - p_a) - offset of a contact at the problem's current positions (unit: m).

@@ -44,6 +44,10 @@ struct State {
   // the joints' row impulses of the last step (velocity-level solvers), in the order of the
   // joint rows; used only if it has as many entries as this step has rows (else a cold start)
   std::vector<double> joint_cache;                  // (unit: N s, N m s)
+  // the position-level rows' impulses of the last step (newton-pcr's warm start), by row:
+  // PositionProblem::row_impulses (joints, FEM elements, attachments); used only if it has as
+  // many entries as this step's problem (else a cold start); its contacts' go to contact_cache
+  std::vector<double> row_cache;                    // (unit: N s, N m s)
   // sleeping islands (scene `sleep`, solvers/sleep.h): each body's rest timer and the island it
   // sleeps with; empty: everybody awake (sleep off)
   SleepState sleep;

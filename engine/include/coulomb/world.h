@@ -374,6 +374,7 @@ class World {
   // and the joint rows' impulses
   std::vector<CachedContactImpulse> cache_;
   std::vector<double> joint_cache_;  // last step's joint row impulses (warm start)
+  std::vector<double> row_cache_;    // last step's position-level row impulses (State::row_cache)
   // this step's contacts' points in body a's frame (warm_start, then remember_impulses: both at
   // the detection configuration)
   std::vector<Vec3> contact_local_;
@@ -416,7 +417,7 @@ class World {
   std::vector<double> contact_mu_, soft_contact_mu_;
   PositionProblem pproblem_;
 
-  // The State is state_, the soft bodies' x and v, cache_, joint_cache_, sleep_, step_ and time_
+  // The State is state_, the soft bodies' x and v, cache_, joint_cache_, row_cache_, sleep_, step_ and time_
   // (world_state.cpp).
   int step_ = 0;
   double time_ = 0.0;
