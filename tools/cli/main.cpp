@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
   import->add_option("--dt", import_args.dt, "time step in seconds (default: the model's, else 0.002)")
       ->check(finite_number(false));
   import->add_option("--duration", import_args.duration, "simulated time in seconds (default: 5)")->check(finite_number(false));
-  import->add_option("--solver", import_args.solver, "the scene's solver type (default prox-gs)")->check(kNonEmpty);
+  import->add_option("--solver", import_args.solver, "the scene's solver type (default newton-pcr)")->check(kNonEmpty);
   import->add_flag("--quiet,-q", import_args.quiet, "no summary (warnings are still printed)");
 
   coulomb::cli::StudyArgs study_args;
