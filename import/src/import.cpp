@@ -33,6 +33,11 @@ ImportResult import_model(const fs::path& file, const ImportOptions& options) {
   throw ImportError(file.string() + ": not a URDF (.urdf, or <robot> in .xml) or MJCF (<mujoco> in .xml or .mjcf) model");
 }
 
+SceneDef load_imported(nlohmann::json scene, const fs::path& model, const SceneOverrides& overrides) {
+  apply_overrides(scene, overrides);
+  return parse_scene(scene, fs::absolute(model).parent_path());
+}
+
 void relativize_paths(nlohmann::json& scene, const fs::path& folder) {
   const fs::path base = fs::weakly_canonical(fs::absolute(folder));
   auto relative = [&](nlohmann::json& value) {

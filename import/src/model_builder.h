@@ -81,9 +81,6 @@ class ModelBuilder {
   // The lowest z of the moving bodies' collision geometry at load (+inf without any).
   double lowest_moving_point() const;
 
-  bool has_body(const std::string& name) const { return body_index_.count(name) != 0; }
-  const BodySpec& body(const std::string& name) const { return bodies_[body_index_.at(name)]; }
-
  private:
   Diagnostics& diag_;
   std::vector<BodySpec> bodies_;

@@ -87,8 +87,7 @@ SceneDef make_scene(py::handle scene, const SceneOverrides& o, py::handle base_d
       }
       warn_about(imported.warnings);
       py::gil_scoped_release unlocked;
-      apply_overrides(imported.scene, o);
-      return parse_scene(imported.scene, fs::absolute(file).parent_path());
+      return load_imported(std::move(imported.scene), file, o);
     }
     py::gil_scoped_release unlocked;  // TetGen and mesh files can take a while
     return load_scene(file, o);

@@ -40,8 +40,7 @@ SceneDef load_input(const RunArgs& a, bool quiet) {
   // a model: imported in memory, then read like the scene `coulomb import` writes
   ImportResult imported = import_model(a.scene, import_options(a.import));
   if (!quiet) print_warnings(imported);
-  apply_overrides(imported.scene, overrides);
-  return parse_scene(imported.scene, std::filesystem::absolute(a.scene).parent_path());
+  return load_imported(std::move(imported.scene), a.scene, overrides);
 }
 
 int import_command(const ImportCommandArgs& a) {

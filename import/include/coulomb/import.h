@@ -3,6 +3,8 @@
 // stays the one format the engine is built on: `coulomb run robot.urdf` is `coulomb import` and
 // `coulomb run` of the result, so a converted scene runs bit for bit like the model.
 #pragma once
+#include <coulomb/scene.h>
+#include <coulomb/scene_overrides.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -65,6 +67,11 @@ ImportResult import_urdf(const std::filesystem::path& file, const ImportOptions&
 ImportResult import_mjcf(const std::filesystem::path& file, const ImportOptions& options = {});
 // Either of the two, by model_format; throws ImportError for a file that is neither.
 ImportResult import_model(const std::filesystem::path& file, const ImportOptions& options = {});
+
+// An imported scene read as the engine reads the scene file `coulomb import` writes: `overrides`
+// (`--set`, `--solver`, `--steps`, `--dt`) applied, mesh paths against the model's folder. The
+// one path from a model to a SceneDef, so that a model and its converted scene run alike.
+SceneDef load_imported(nlohmann::json scene, const std::filesystem::path& model, const SceneOverrides& overrides);
 
 // Rewrites the mesh paths of an imported scene (absolute when imported) relative to `folder`,
 // where the scene file will be written.
