@@ -70,15 +70,17 @@ nlohmann::json final_state_json(const World& world) {
 
 namespace {
 
+// points flattened [x0, y0, z0, x1, ...]
+nlohmann::json flat(const std::vector<Vec3>& vs) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const Vec3& v : vs) a.insert(a.end(), {v.x(), v.y(), v.z()});
+  return a;
+}
+
 // One shape in its own frame: the analytic parameters of primitives, the hull of a convex shape
 // (vertices and counter-clockwise face loops), the triangles of a mesh, a compound's children.
 nlohmann::json shape_json(const Shape& s) {
   nlohmann::json j = {{"name", s.name}, {"type", shape_type_name(s.type)}};
-  auto flat = [](const std::vector<Vec3>& vs) {
-    nlohmann::json a = nlohmann::json::array();
-    for (const Vec3& v : vs) a.insert(a.end(), {v.x(), v.y(), v.z()});
-    return a;
-  };
   switch (s.type) {
     case ShapeType::Sphere: j["radius"] = s.radius; break;
     case ShapeType::Box: j["half_extents"] = vec(s.half_extents); break;
@@ -114,6 +116,13 @@ nlohmann::json shape_json(const Shape& s) {
   return j;
 }
 
+// a visual mesh as geometry.json's mesh shape: any triangle soup, drawn two-sided
+nlohmann::json visual_mesh_json(const TriangleMesh& m) {
+  nlohmann::json tris = nlohmann::json::array();
+  for (const auto& t : m.triangles) tris.insert(tris.end(), {t[0], t[1], t[2]});
+  return {{"type", "mesh"}, {"vertices", flat(m.vertices)}, {"triangles", std::move(tris)}, {"closed", false}};
+}
+
 }  // namespace
 
 nlohmann::json geometry_json(const World& world) {
@@ -126,11 +135,25 @@ nlohmann::json geometry_json(const World& world) {
   for (const int i : world.scene_order()) {
     const BodyState b = world.body(i);
     const int shape = world.model().shape[std::size_t(i)];
-    bodies.push_back({{"name", b.name},
-                      {"shape", shape >= 0 ? nlohmann::json(shape) : nlohmann::json(nullptr)},  // null: no shape
-                      {"material", world.model().material[std::size_t(i)]},
-                      {"fixed", b.fixed},
-                      {"mass", b.mass}});
+    nlohmann::json body = {{"name", b.name},
+                           {"shape", shape >= 0 ? nlohmann::json(shape) : nlohmann::json(nullptr)},  // null: no shape
+                           {"material", world.model().material[std::size_t(i)]},
+                           {"fixed", b.fixed},
+                           {"mass", b.mass}};
+    // visual shapes (BodyDef::visuals; the World's scene lists bodies by id), in the shape frame;
+    // a visual mesh is a shape of its own after the scene's
+    if (!scene.bodies[std::size_t(i)].visuals.empty()) {
+      nlohmann::json visuals = nlohmann::json::array();
+      for (const VisualDef& v : scene.bodies[std::size_t(i)].visuals) {
+        const std::size_t shape = v.mesh ? shapes.size() : std::size_t(v.shape);
+        if (v.mesh) shapes.push_back(visual_mesh_json(*v.mesh));
+        nlohmann::json item = {{"shape", shape}, {"position", vec(v.position)}, {"orientation", quat(v.orientation)}};
+        if (v.color) item["color"] = *v.color;
+        visuals.push_back(std::move(item));
+      }
+      body["visual"] = std::move(visuals);
+    }
+    bodies.push_back(std::move(body));
   }
   nlohmann::json soft = nlohmann::json::array();
   for (int i = 0; i < world.soft_body_count(); ++i) {

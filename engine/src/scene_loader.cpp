@@ -213,7 +213,43 @@ std::uint32_t parse_collision_bits(ObjectReader& r, std::string_view key) {
   return std::uint32_t(j->get<std::uint64_t>());
 }
 
-void parse_bodies(ObjectReader& top, SceneDef& scene, NameTable& names) {
+// `visual`: what the viewer draws in place of the collision shape (scenes/README.md)
+std::vector<VisualDef> parse_visuals(const Json& j, const std::string& ptr, const SceneDef& scene,
+                                     const fs::path& base_dir) {
+  as_array(j, ptr);
+  std::vector<VisualDef> visuals;
+  for (std::size_t k = 0; k < j.size(); ++k) {
+    ObjectReader r(j[k], child_pointer(ptr, k));
+    VisualDef v;
+    if (r.has("shape") == r.has("mesh"))
+      throw InputError(r.pointer(), "a visual gives either \"shape\" (a name of shapes) or \"mesh\" (a mesh file)");
+    if (r.has("shape")) {
+      v.shape = lookup(r.required_string("shape"), scene.shape_names, r.pointer_of("shape"), "shape", "shapes");
+      if (scene.shapes[v.shape].type == ShapeType::Plane)
+        throw InputError(r.pointer_of("shape"), "a plane cannot be a visual shape (it is infinite)");
+    } else {
+      const detail::MeshFileKeys keys = detail::parse_mesh_file_keys(r, "mesh", base_dir);
+      auto mesh = std::make_shared<TriangleMesh>(detail::read_scaled_mesh(keys));
+      if (mesh->triangles.empty()) throw InputError(keys.pointer, "'" + keys.name + "' has no triangles to draw");
+      v.mesh = std::move(mesh);
+    }
+    v.position = r.vec3("position", v.position, limit::coordinate());
+    v.orientation = r.quat("orientation", v.orientation);
+    if (const Json* c = r.find("color")) {
+      const std::string cp = r.pointer_of("color");
+      if (!c->is_array() || (c->size() != 3 && c->size() != 4))
+        throw InputError(cp, "expected [red, green, blue] or [red, green, blue, alpha], each in [0, 1]");
+      std::array<double, 4> rgba{0.0, 0.0, 0.0, 1.0};
+      for (std::size_t i = 0; i < c->size(); ++i) rgba[i] = as_number((*c)[i], child_pointer(cp, i), Range::closed(0.0, 1.0));
+      v.color = rgba;
+    }
+    r.finish();
+    visuals.push_back(v);
+  }
+  return visuals;
+}
+
+void parse_bodies(ObjectReader& top, SceneDef& scene, NameTable& names, const fs::path& base_dir) {
   const Json* j = top.find("bodies");
   if (!j) return;
   as_array(*j, "/bodies");
@@ -245,6 +281,7 @@ void parse_bodies(ObjectReader& top, SceneDef& scene, NameTable& names) {
       throw InputError(r.pointer(), "body '" + b.name + "' has no \"shape\": a moving body without one needs \"mass\" and \"inertia\"");
     b.contype = parse_collision_bits(r, "contype");
     b.conaffinity = parse_collision_bits(r, "conaffinity");
+    if (const Json* visual = r.find("visual")) b.visuals = parse_visuals(*visual, r.pointer_of("visual"), scene, base_dir);
     r.finish();
     check_dynamic_shape(scene, b, r.pointer_of("shape"));
     b.pointer = r.pointer();
@@ -503,7 +540,7 @@ SceneDef parse_scene(const nlohmann::json& doc, const std::filesystem::path& bas
   parse_contact_materials(top, scene);
   parse_shapes(top, scene, base_dir);
   NameTable names;
-  parse_bodies(top, scene, names);
+  parse_bodies(top, scene, names, base_dir);
   parse_generators(top, scene, names);
   detail::parse_soft_bodies(top, scene, names);
   parse_exclude(doc, scene);

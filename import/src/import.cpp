@@ -48,6 +48,11 @@ void relativize_paths(nlohmann::json& scene, const fs::path& folder) {
   if (scene.contains("shapes"))
     for (auto& shape : scene["shapes"])
       if (shape.contains("file")) relative(shape["file"]);
+  if (scene.contains("bodies"))
+    for (auto& body : scene["bodies"])
+      if (body.contains("visual"))
+        for (auto& visual : body["visual"])
+          if (visual.contains("mesh")) relative(visual["mesh"]);
   if (scene.contains("soft_bodies"))
     for (auto& soft : scene["soft_bodies"])
       if (soft.contains("mesh"))

@@ -110,6 +110,7 @@ class Model {
   const XMLElement* root = nullptr;
   Compiler compiler;
   std::map<std::string, MeshAsset> meshes;
+  std::map<std::string, std::array<double, 4>> materials;  // <asset><material>: its rgba
   std::map<std::string, std::pair<fs::path, const XMLElement*>> models;  // <asset><model>
   std::map<std::string, std::unique_ptr<Model>> attached;                // loaded on first use
 
@@ -170,6 +171,7 @@ struct SimBody {
   Pose pose;        // in the world at load
   bool fixed = false;
   std::vector<Geom> geoms;
+  std::vector<Visual> visuals;
   std::vector<double> geom_friction;  // per geom: sliding, torsional (for the consistency check)
   unsigned contype = 0, conaffinity = 0;
   // mass properties about the body's origin, in its frame

@@ -319,6 +319,23 @@ void Importer::inertial(Model& m, const XMLElement* e, const Place& place) {
   place.mass->inertial.add_mass(mass, rel.p, r * inertia * r.transpose());
 }
 
+// The colour MuJoCo draws a geom in: its rgba, or its material's where the rgba is the default;
+// none for the groups MuJoCo hides by default (3 to 5) and for a transparent one
+static std::optional<std::array<double, 4>> geom_color(const Model& m, const XMLElement* e, int cls, int group) {
+  if (group < 0 || group > 2) return std::nullopt;
+  const std::vector<double> grey = {0.5, 0.5, 0.5, 1.0};
+  std::vector<double> rgba = m.numbers(e, "geom", "rgba", cls, 4, 4, grey);
+  if (const char* name = m.attr(e, "geom", "material", cls); name != nullptr && rgba == grey) {
+    const auto it = m.materials.find(name);
+    if (it == m.materials.end()) m.docs.fail(e, std::string("unknown material '") + name + "'");
+    rgba.assign(it->second.begin(), it->second.end());
+  }
+  std::array<double, 4> color{};
+  for (std::size_t i = 0; i < 4; ++i) color[i] = std::clamp(rgba[i], 0.0, 1.0);
+  if (!(color[3] > 0.0)) return std::nullopt;
+  return color;
+}
+
 void Importer::geom(Model& m, const XMLElement* e, const Place& place) {
   const int cls = m.class_of(e, place.childclass);
   unsupported_.check(e, "geom");
@@ -347,6 +364,8 @@ void Importer::geom(Model& m, const XMLElement* e, const Place& place) {
   const unsigned conaffinity = unsigned(m.number(e, "geom", "conaffinity", cls, 1));
   const bool visual = contype == 0 && conaffinity == 0;
   if (visual && m.compiler.discardvisual) return;
+  const int group = int(m.number(e, "geom", "group", cls, 0));
+  const std::optional<std::array<double, 4>> color = geom_color(m, e, cls, group);
   const int condim = int(m.number(e, "geom", "condim", cls, 3));
   if (condim != 1 && condim != 3 && condim != 4 && condim != 6) docs_.fail(e, "attribute 'condim': expected 1, 3, 4 or 6");
   // sliding, torsional, rolling; numbers left out keep MuJoCo's defaults
@@ -441,7 +460,6 @@ void Importer::geom(Model& m, const XMLElement* e, const Place& place) {
   }
 
   // mass: MuJoCo counts every geom of the inertia groups, visual ones too
-  const int group = int(m.number(e, "geom", "group", cls, 0));
   if (place.mass != nullptr && group >= m.compiler.group_lo && group <= m.compiler.group_hi) {
     double mass = m.number(e, "geom", "mass", cls, -1.0);
     if (mass < 0.0) mass = m.number(e, "geom", "density", cls, 1000.0) * solid.volume;
@@ -449,7 +467,19 @@ void Importer::geom(Model& m, const XMLElement* e, const Place& place) {
     const Mat3 rot = rel.q.toRotationMatrix();
     place.mass->geoms.add_mass(mass, rel.apply(solid.com), rot * (mass * solid.unit_inertia) * rot.transpose());
   }
-  if (visual) return;
+  if (visual) {
+    // drawn by the viewer only: a mesh as it is, not its hull (a geom of the world is not drawn)
+    if (color && place.sim >= 0) {
+      Visual v{shape, -1, bodies_[place.sim].pose.inverse() * world, color};
+      if (const MeshAsset* mesh = type == "mesh" ? &m.meshes.at(m.attr(e, "geom", "mesh", cls)) : nullptr;
+          mesh != nullptr && !mesh->file.empty()) {
+        v.shape = {{"type", "mesh"}, {"file", fs::absolute(mesh->file).lexically_normal().string()}};
+        if (mesh->scale != Vec3::Ones()) v.shape["scale"] = vec(mesh->scale);
+      }
+      bodies_[place.sim].visuals.push_back(std::move(v));
+    }
+    return;
+  }
 
   const std::string material = builder_.material(mu, torsion);
   if (place.sim < 0) {
@@ -460,6 +490,7 @@ void Importer::geom(Model& m, const XMLElement* e, const Place& place) {
     b.fixed = true;
     b.pose = world;
     b.geoms.push_back({shape, Pose{}, material});
+    if (color) b.visuals.push_back({{}, 0, Pose{}, color});
     b.geom_friction = {mu, torsion};
     b.contype = contype;
     b.conaffinity = conaffinity;
@@ -478,6 +509,7 @@ void Importer::geom(Model& m, const XMLElement* e, const Place& place) {
   b.contype |= contype;
   b.conaffinity |= conaffinity;
   b.geoms.push_back({shape, b.pose.inverse() * world, material});
+  if (color) b.visuals.push_back({{}, int(b.geoms.size()) - 1, Pose{}, color});
 }
 
 void Importer::check_global(Model& m) {

@@ -376,6 +376,7 @@ void Importer::emit() {
     spec.name = b.name;
     spec.pose = b.pose;
     spec.geoms = b.geoms;
+    spec.visuals = b.visuals;
     spec.fixed = b.fixed;
     spec.line = b.element ? b.element->GetLineNum() : 0;
     if (!b.geoms.empty()) spec.contype = b.contype, spec.conaffinity = b.conaffinity;

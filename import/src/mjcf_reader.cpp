@@ -302,9 +302,18 @@ void Model::read_assets(const XMLElement* e) {
       const char* f = c->Attribute("file");
       if (name == nullptr || f == nullptr) docs.fail(c, "a model asset needs 'name' and 'file'");
       models[name] = {dir / f, c};
+    } else if (tag == "material") {
+      // its colour, for the geoms that name it; a texture is not drawn
+      const int cls = class_of(c, 0);
+      const char* name = c->Attribute("name");
+      if (name == nullptr) docs.fail(c, "a material needs a 'name'");
+      const auto rgba = numbers(c, "material", "rgba", cls, 4, 4, {1, 1, 1, 1});
+      materials[name] = {rgba[0], rgba[1], rgba[2], rgba[3]};
+      if (attr(c, "material", "texture", cls))
+        unsupported_.note(c, "material/texture", "textures are not imported: the viewer draws the material's rgba");
     } else {
-      // textures, materials, height fields, skins: only what the model looks like
-      unsupported_.note(c, "asset/" + tag, "asset '" + tag + "' is not imported (the scene does not draw textures or materials)");
+      // textures, height fields, skins: only what the model looks like
+      unsupported_.note(c, "asset/" + tag, "asset '" + tag + "' is not imported (the scene does not draw textures)");
     }
   }
 }

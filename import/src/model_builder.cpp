@@ -105,6 +105,30 @@ void ModelBuilder::add_actuator(Json actuator) {
 
 void ModelBuilder::exclude(const std::string& body_a, const std::string& body_b) { excluded_.push_back({body_a, body_b}); }
 
+// A body's `visual` list: a mesh file in the entry itself, another shape of its own named
+// BODY/visual/K, a collision geom's visual by that geom's shape.
+static Json visuals(const BodySpec& b, const std::vector<std::string>& geom_shapes, Json& shapes) {
+  Json list = Json::array();
+  for (std::size_t k = 0; k < b.visuals.size(); ++k) {
+    const Visual& v = b.visuals[k];
+    Json item;
+    if (v.geom >= 0) {
+      const Geom& geom = b.geoms.at(std::size_t(v.geom));
+      item = {{"shape", geom_shapes[std::size_t(v.geom)]}, {"position", vec(geom.pose.p)}, {"orientation", quat(geom.pose.q)}};
+    } else if (v.shape.at("type") == "mesh") {
+      item = {{"mesh", v.shape.at("file")}, {"position", vec(v.pose.p)}, {"orientation", quat(v.pose.q)}};
+      if (v.shape.contains("scale")) item["scale"] = v.shape["scale"];
+    } else {
+      const std::string name = b.name + "/visual/" + std::to_string(k);
+      shapes[name] = v.shape;
+      item = {{"shape", name}, {"position", vec(v.pose.p)}, {"orientation", quat(v.pose.q)}};
+    }
+    if (v.color) item["color"] = *v.color;
+    list.push_back(std::move(item));
+  }
+  return list;
+}
+
 Json ModelBuilder::scene(const Json& settings, bool add_ground) const {
   Json doc = {{"format", "coulomb-scene/1"}};
   for (const auto& [key, value] : settings.items()) doc[key] = value;
@@ -113,15 +137,18 @@ Json ModelBuilder::scene(const Json& settings, bool add_ground) const {
   Json bodies = Json::array();
   for (const BodySpec& b : bodies_) {
     Json body = {{"name", b.name}};
+    std::vector<std::string> geom_shapes;  // the shape of each collision geom
     if (!b.geoms.empty()) {
       const std::string shape = b.name;
       if (b.geoms.size() == 1 && is_identity(b.geoms[0].pose)) {
         shapes[shape] = b.geoms[0].shape;
+        geom_shapes.push_back(shape);
       } else {
         Json children = Json::array();
         for (std::size_t g = 0; g < b.geoms.size(); ++g) {
           const std::string child = shape + "/" + std::to_string(g);
           shapes[child] = b.geoms[g].shape;
+          geom_shapes.push_back(child);
           children.push_back({{"shape", child}, {"position", vec(b.geoms[g].pose.p)}, {"orientation", quat(b.geoms[g].pose.q)}});
         }
         shapes[shape] = {{"type", "compound"}, {"children", children}};
@@ -140,6 +167,7 @@ Json ModelBuilder::scene(const Json& settings, bool add_ground) const {
     }
     if (b.contype != 1) body["contype"] = b.contype;
     if (b.conaffinity != 1) body["conaffinity"] = b.conaffinity;
+    if (!b.visuals.empty()) body["visual"] = visuals(b, geom_shapes, shapes);
     bodies.push_back(std::move(body));
   }
   if (add_ground) {

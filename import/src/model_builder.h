@@ -5,6 +5,7 @@
 #include <coulomb/import.h>
 #include <coulomb/math.h>
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -40,6 +41,16 @@ struct Geom {
   std::string material;  // a name returned by ModelBuilder::material
 };
 
+// One visual geometry of a body: what the viewer draws (BodyDef::visuals). `shape` is a shape
+// object of the scene format (a `mesh` is drawn as it is, triangle soup or not), or empty to
+// draw the body's collision geom number `geom`.
+struct Visual {
+  nlohmann::json shape;
+  int geom = -1;
+  Pose pose;                                   // in the body's frame (ignored with `geom`)
+  std::optional<std::array<double, 4>> color;  // red, green, blue, alpha in [0, 1]
+};
+
 // Mass properties given by the model: mass, centre of mass and the full inertia tensor about it,
 // in the body's frame (unit: kg, m, kg m^2).
 struct Inertial {
@@ -52,6 +63,7 @@ struct BodySpec {
   std::string name;
   Pose pose;                         // the body frame in the world
   std::vector<Geom> geoms;           // none: a body without collision geometry
+  std::vector<Visual> visuals;       // none: the viewer draws the collision geometry
   std::optional<Inertial> inertial;  // none: from the geometry and the material's density
   bool fixed = false;
   unsigned contype = 1, conaffinity = 1;  // collision filter bits (scenes/README.md)

@@ -179,6 +179,57 @@ class UrdfImporter {
     }
   }
 
+  // A URDF geometry as a shape object of the scene format; "" from `missing` when its mesh file
+  // is not found. Collision meshes are used as their convex hull, as MuJoCo uses every mesh
+  // geom: robot meshes are CAD exports, often open or not manifold, which a moving mesh body
+  // cannot be; visual meshes are drawn as they are.
+  nlohmann::json shape_of(const urdf::Geometry& geometry, int line, const std::string& what, bool hull,
+                          std::string* missing = nullptr) {
+    const auto positive = [&](double v, const char* key) {
+      if (!(v > 0.0) || !std::isfinite(v)) diag_.fail(line, what, std::string(key) + " must be a finite number > 0");
+      return v;
+    };
+    switch (geometry.type) {
+      case urdf::Geometry::SPHERE: {
+        const auto& s = static_cast<const urdf::Sphere&>(geometry);
+        return {{"type", "sphere"}, {"radius", positive(s.radius, "sphere radius")}};
+      }
+      case urdf::Geometry::BOX: {
+        const auto& b = static_cast<const urdf::Box&>(geometry);
+        return {{"type", "box"},
+                {"half_extents", {positive(b.dim.x, "box size") / 2, positive(b.dim.y, "box size") / 2,
+                                  positive(b.dim.z, "box size") / 2}}};
+      }
+      case urdf::Geometry::CYLINDER: {
+        const auto& y = static_cast<const urdf::Cylinder&>(geometry);
+        return {{"type", "cylinder"},
+                {"radius", positive(y.radius, "cylinder radius")},
+                {"half_height", positive(y.length, "cylinder length") / 2}};
+      }
+      case urdf::Geometry::MESH: {
+        const auto& m = static_cast<const urdf::Mesh&>(geometry);
+        std::vector<std::filesystem::path> tried;
+        const std::filesystem::path path = resolve_mesh(m.filename, dir_, options_, tried);
+        if (path.empty()) {
+          std::string where;
+          for (const auto& t : tried) where += (where.empty() ? "" : ", ") + t.string();
+          const std::string message = "'" + m.filename + "' not found (looked for " + where + ")";
+          if (!missing) diag_.fail(line, what + " mesh", message);
+          *missing = message;
+          return {};
+        }
+        nlohmann::json shape = {{"type", "mesh"}, {"file", path.string()}};
+        if (hull) shape["convex"] = true;
+        const Vec3 scale = vec(m.scale);
+        for (int i = 0; i < 3; ++i) positive(scale[i], "mesh scale");
+        if (scale != Vec3::Ones()) shape["scale"] = {scale.x(), scale.y(), scale.z()};
+        return shape;
+      }
+      default:
+        diag_.fail(line, what, "unknown geometry type");
+    }
+  }
+
   // the link's collision geometry as Geoms (and the shapes, for the lowest point)
   LinkGeometry geometry(const urdf::Link& link) {
     LinkGeometry g;
@@ -195,54 +246,43 @@ class UrdfImporter {
         geom.material = builder_.material(lx->lateral_friction >= 0.0 ? lx->lateral_friction : kUrdfFriction, 0.0,
                                           std::max(0.0, lx->restitution));
       if (!finite(geom.pose)) diag_.fail(line, what + " origin", "not a finite pose");
-      const auto positive = [&](double v, const char* key) {
-        if (!(v > 0.0) || !std::isfinite(v)) diag_.fail(line, what, std::string(key) + " must be a finite number > 0");
-        return v;
-      };
-      switch (c.geometry->type) {
-        case urdf::Geometry::SPHERE: {
-          const auto& s = static_cast<const urdf::Sphere&>(*c.geometry);
-          geom.shape = {{"type", "sphere"}, {"radius", positive(s.radius, "sphere radius")}};
-          break;
-        }
-        case urdf::Geometry::BOX: {
-          const auto& b = static_cast<const urdf::Box&>(*c.geometry);
-          geom.shape = {{"type", "box"},
-                        {"half_extents", {positive(b.dim.x, "box size") / 2, positive(b.dim.y, "box size") / 2,
-                                          positive(b.dim.z, "box size") / 2}}};
-          break;
-        }
-        case urdf::Geometry::CYLINDER: {
-          const auto& y = static_cast<const urdf::Cylinder&>(*c.geometry);
-          geom.shape = {{"type", "cylinder"},
-                        {"radius", positive(y.radius, "cylinder radius")},
-                        {"half_height", positive(y.length, "cylinder length") / 2}};
-          break;
-        }
-        case urdf::Geometry::MESH: {
-          const auto& m = static_cast<const urdf::Mesh&>(*c.geometry);
-          std::vector<std::filesystem::path> tried;
-          const std::filesystem::path path = resolve_mesh(m.filename, dir_, options_, tried);
-          if (path.empty()) {
-            std::string where;
-            for (const auto& t : tried) where += (where.empty() ? "" : ", ") + t.string();
-            diag_.fail(line, what + " mesh", "'" + m.filename + "' not found (looked for " + where + ")");
-          }
-          // used as its convex hull, as MuJoCo uses every mesh geom: robot meshes are CAD
-          // exports, often open or not manifold, which a moving mesh body cannot be
-          geom.shape = {{"type", "mesh"}, {"file", path.string()}, {"convex", true}};
-          const Vec3 scale = vec(m.scale);
-          for (int i = 0; i < 3; ++i) positive(scale[i], "mesh scale");
-          if (scale != Vec3::Ones()) geom.shape["scale"] = {scale.x(), scale.y(), scale.z()};
-          break;
-        }
-        default:
-          diag_.fail(line, what, "unknown geometry type");
-      }
+      geom.shape = shape_of(*c.geometry, line, what, true);
       g.placed.emplace_back(geom.pose, geom.shape);
       g.geoms.push_back(std::move(geom));
     }
     return g;
+  }
+
+  // the link's visual geometry with its material's colour; a visual whose mesh is missing is
+  // left out with a warning (it does not change the physics)
+  std::vector<Visual> visuals(const urdf::Link& link) {
+    std::vector<Visual> out;
+    const UrdfLinkXml* lx = xml_.links.count(link.name) ? &xml_.links.at(link.name) : nullptr;
+    for (std::size_t k = 0; k < link.visual_array.size(); ++k) {
+      const urdf::Visual& v = *link.visual_array[k];
+      const int line = lx && k < lx->visual_lines.size() ? lx->visual_lines[k] : link_line(link.name);
+      const std::string what = "link '" + link.name + "' visual";
+      if (!v.geometry) diag_.fail(line, what, "no geometry");
+      Visual visual;
+      visual.pose = pose(v.origin);
+      if (!finite(visual.pose)) diag_.fail(line, what + " origin", "not a finite pose");
+      std::string missing;
+      visual.shape = shape_of(*v.geometry, line, what, false, &missing);
+      if (!missing.empty()) {
+        diag_.warn(line, what + " mesh", missing + ": this visual is left out");
+        continue;
+      }
+      // a material that gives only a texture keeps urdfdom's black: the viewer's colour is used
+      if (v.material && (v.material->texture_filename.empty() || v.material->color.r + v.material->color.g +
+                                                                         v.material->color.b > 0.0f)) {
+        // urdfdom keeps floats: 6 digits, so that 0.7 reads 0.7 in the scene
+        const auto channel = [](float x) { return std::clamp(std::round(double(x) * 1e6) / 1e6, 0.0, 1.0); };
+        const urdf::Color& c = v.material->color;
+        visual.color = std::array<double, 4>{channel(c.r), channel(c.g), channel(c.b), channel(c.a)};
+      }
+      out.push_back(std::move(visual));
+    }
+    return out;
   }
 
   // With a ground and no base position given, the robot is raised so that its lowest collision
@@ -271,6 +311,7 @@ class UrdfImporter {
     body.pose = poses_.at(name);
     body.line = link_line(name);
     body.geoms = geometry(*link).geoms;
+    body.visuals = visuals(*link);
     body.fixed = is_root && !options_.floating_base;
     body.inertial = link_inertial(*link, body, xml_.links.count(name) ? xml_.links.at(name).inertial_line : 0, diag_);
     // links do not collide with each other (file comment); the ground's bits are 1, 1

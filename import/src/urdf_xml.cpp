@@ -43,7 +43,7 @@ void warn_unknown_children(const XMLElement* e, const std::set<std::string>& kno
       diag.warn(c->GetLineNum(), what, std::string("<") + c->Name() + "> is not a URDF element this importer knows: ignored");
 }
 
-void scan_link(const XMLElement* e, UrdfXml& xml, bool& visual_warned, Diagnostics& diag) {
+void scan_link(const XMLElement* e, UrdfXml& xml, bool& texture_warned, Diagnostics& diag) {
   const std::string name = name_of(e);
   UrdfLinkXml& link = xml.links[name];
   link.line = e->GetLineNum();
@@ -58,11 +58,14 @@ void scan_link(const XMLElement* e, UrdfXml& xml, bool& visual_warned, Diagnosti
       link.inertial_line = c->GetLineNum();
       warn_unknown_children(c, {"origin", "mass", "inertia"}, what + " inertial", diag);
     } else if (tag == "visual") {
-      if (!visual_warned)
-        diag.warn(c->GetLineNum(), what + " visual",
-                  "visual geometry is not imported (the scene format has none): the viewer draws the collision "
-                  "geometry (said once per model)");
-      visual_warned = true;
+      link.visual_lines.push_back(c->GetLineNum());
+      warn_unknown_children(c, {"origin", "geometry", "material"}, what + " visual", diag);
+      const XMLElement* material = c->FirstChildElement("material");
+      if (material && material->FirstChildElement("texture") && !texture_warned) {
+        diag.warn(material->GetLineNum(), what + " visual material",
+                  "textures are not imported: the viewer draws the material's colour (said once per model)");
+        texture_warned = true;
+      }
     } else if (tag == "contact") {
       // PyBullet's extension: its friction and restitution make the link's material
       for (const XMLElement* k = c->FirstChildElement(); k; k = k->NextSiblingElement()) {
@@ -135,12 +138,16 @@ UrdfXml read_urdf_xml(const std::filesystem::path& file, Diagnostics& diag) {
   if (std::string(robot->Name()) != "robot")
     diag.fail(robot->GetLineNum(), robot->Name(), "the root element of a URDF file must be <robot>");
   xml.robot_name = name_of(robot);
-  bool visual_warned = false, legacy_warned = false;
+  bool texture_warned = false, legacy_warned = false;
   for (const XMLElement* e = robot->FirstChildElement(); e; e = e->NextSiblingElement()) {
     const std::string tag = e->Name();
-    if (tag == "link") scan_link(e, xml, visual_warned, diag);
+    if (tag == "link") scan_link(e, xml, texture_warned, diag);
     else if (tag == "joint") scan_joint(e, xml, legacy_warned, diag);
-    else if (tag == "material") continue;  // colours of visuals
+    else if (tag == "material" && e->FirstChildElement("texture") && !texture_warned) {  // colours of visuals
+      diag.warn(e->GetLineNum(), "material", "textures are not imported: the viewer draws the material's colour (said once per model)");
+      texture_warned = true;
+    } else if (tag == "material")
+      continue;
     else if (tag == "transmission")
       diag.warn(e->GetLineNum(), "transmission '" + name_of(e) + "'",
                 "not imported: each joint with a <limit effort> gets an effort actuator of its own");

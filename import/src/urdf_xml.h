@@ -14,6 +14,7 @@ namespace coulomb::import_detail {
 struct UrdfLinkXml {
   int line = 0;
   std::vector<int> collision_lines;  // each <collision>, in order
+  std::vector<int> visual_lines;     // each <visual>, in order
   int inertial_line = 0;             // 0: no <inertial>
   // PyBullet's <contact> extension: lateral_friction and restitution (< 0: not given)
   double lateral_friction = -1.0, restitution = -1.0;
@@ -38,7 +39,7 @@ struct UrdfXml {
 
 // Reads and scans the URDF file. Throws ImportError (through diag) for a missing or unreadable
 // file, malformed XML (tinyxml2's message and line) and a root element other than <robot>; warns
-// (once per kind and model where noted) about elements that are not imported: <visual> (once),
+// (once per kind and model where noted) about elements that are not imported: textures of visuals (once),
 // <transmission>, <gazebo>, joint <mimic>, <safety_controller>, <calibration>, the parts of
 // PyBullet's <contact> other than lateral_friction and restitution, and unknown ones.
 UrdfXml read_urdf_xml(const std::filesystem::path& file, Diagnostics& diag);

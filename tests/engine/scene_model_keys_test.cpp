@@ -4,6 +4,7 @@
 // arrives in SceneDef, and each bad value fails at its JSON pointer.
 #include "scene_test_util.h"
 
+#include <coulomb/output.h>
 #include <coulomb/world.h>
 
 #include <Eigen/Eigenvalues>
@@ -71,6 +72,57 @@ TEST(SceneModelKeys, BodyMistakes) {
   // a tensor no mass distribution has: not positive definite
   const json bad = with(doc, "/bodies/2/inertia", {0.01, 0.01, 0.01, 0.02, 0, 0});
   EXPECT_THROW(World(parse_scene(bad, ".")), InputError);
+}
+
+// `visual`: shapes the viewer draws in place of the collision shape, with no mass and no contact
+TEST(SceneModelKeys, VisualShapesArrive) {
+  json doc = robot_scene();
+  doc["shapes"]["panel"] = json::parse(R"({"type": "box", "half_extents": [2, 2, 0.1]})");
+  doc["bodies"][1]["visual"] = json::parse(R"([{"shape": "panel", "position": [0, 0, 0.5], "color": [1, 0, 0]},
+                                                {"shape": "ball", "orientation": [0, 1, 0, 0], "color": [0, 0, 1, 0.5]}])");
+  doc["bodies"][2]["visual"] = json::parse(R"([{"shape": "ball"}])");
+  const SceneDef s = parse_scene(doc, ".");
+  ASSERT_EQ(s.bodies[1].visuals.size(), 2u);
+  const VisualDef& v = s.bodies[1].visuals[0];
+  EXPECT_EQ(s.shape_names[std::size_t(v.shape)], "panel");
+  EXPECT_EQ(v.position, Vec3(0, 0, 0.5));
+  EXPECT_EQ(*v.color, (std::array<double, 4>{1, 0, 0, 1}));
+  EXPECT_EQ(*s.bodies[1].visuals[1].color, (std::array<double, 4>{0, 0, 1, 0.5}));
+  EXPECT_FALSE(s.bodies[2].visuals[0].color.has_value());
+  // no mass: the ball weighs what it weighs without its visual panel
+  const World w(s), plain(parse_scene(robot_scene(), "."));
+  EXPECT_EQ(w.model().mass, plain.model().mass);
+  // geometry.json carries them, by shape index, in the body's shape frame
+  const json g = geometry_json(w);
+  const json& shapes = g["shapes"];
+  const json& visual = g["bodies"][1]["visual"];
+  ASSERT_EQ(visual.size(), 2u);
+  EXPECT_EQ(shapes[visual[0]["shape"].get<std::size_t>()]["type"], "box");
+  EXPECT_EQ(visual[0]["position"], json({0, 0, 0.5}));
+  EXPECT_EQ(visual[0]["color"], json({1, 0, 0, 1}));
+  EXPECT_EQ(visual[1]["orientation"], json({0, 1, 0, 0}));
+  EXPECT_FALSE(g["bodies"][0].contains("visual"));
+  EXPECT_EQ(g["bodies"][2]["visual"][0].size(), 3u);  // shape, position, orientation: no colour
+  // the panel overlaps the floor and the link, and nothing collides with it: the same motion
+  World run(s), reference(parse_scene(robot_scene(), "."));
+  for (int k = 0; k < 10; ++k) run.step(), reference.step();
+  for (const char* name : {"b0", "link"})
+    EXPECT_EQ(run.body(run.find_body(name)).position, reference.body(reference.find_body(name)).position) << name;
+}
+
+TEST(SceneModelKeys, VisualMistakes) {
+  json doc = robot_scene();
+  doc["bodies"][1]["visual"] = json::parse(R"([{"shape": "ball"}])");
+  expect_error(with(doc, "/bodies/1/visual", json::object()), "/bodies/1/visual", "array");
+  expect_error(with(doc, "/bodies/1/visual/0/shape", "nothing"), "/bodies/1/visual/0/shape", "nothing");
+  expect_error(with(doc, "/bodies/1/visual/0/shape", "ground"), "/bodies/1/visual/0/shape", "plane");
+  expect_error(with(doc, "/bodies/1/visual/0/color", {1, 0}), "/bodies/1/visual/0/color", "[red, green, blue]");
+  expect_error(with(doc, "/bodies/1/visual/0/color", {1, 0, 1.5}), "/bodies/1/visual/0/color/2", "");
+  expect_error(with(doc, "/bodies/1/visual/0/scale", 2), "/bodies/1/visual/0/scale", "");
+  expect_error(without(doc, "/bodies/1/visual/0/shape"), "/bodies/1/visual/0", "either \"shape\"");
+  expect_error(with(doc, "/bodies/1/visual/0/mesh", "x.obj"), "/bodies/1/visual/0", "either \"shape\"");
+  json file = without(doc, "/bodies/1/visual/0/shape");
+  expect_error(with(file, "/bodies/1/visual/0/mesh", "missing.obj"), "/bodies/1/visual/0/mesh", "missing.obj");
 }
 
 TEST(SceneModelKeys, JointKeysArrive) {

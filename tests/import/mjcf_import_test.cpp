@@ -128,6 +128,52 @@ TEST(MjcfGeoms, WorldGeomsAndPlanesAreFixedBodies) {
   EXPECT_EQ(r.scene["bodies"].size(), 2u);
 }
 
+// What the viewer draws: every geom of the groups MuJoCo shows (0 to 2) in its rgba (its
+// class's, or its material's where the rgba is the default grey); a collision geom by its own
+// shape, a visual-only geom (contype = conaffinity = 0) as a shape of its own, a mesh as it is
+TEST(MjcfGeoms, VisualGeometryKeepsMuJoCosColours) {
+  ModelFolder folder;
+  folder.write("shell.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
+  const auto r = import_text(folder, R"(
+  <asset>
+    <material name="steel" rgba="0.2 0.3 0.4 1"/>
+    <mesh name="shell" file="shell.obj" scale="2 2 2"/>
+  </asset>
+  <default><default class="red"><geom rgba="1 0 0 1"/></default></default>
+  <worldbody>
+    <body name="arm" pos="0 0 1">
+      <freejoint/>
+      <geom name="core" type="sphere" size="0.1" class="red"/>
+      <geom name="tip" type="box" size="0.1 0.1 0.1" pos="0 0 0.5" material="steel"/>
+      <geom name="skin" type="mesh" mesh="shell" pos="0 0.2 0" contype="0" conaffinity="0" rgba="0 1 0 0.5"/>
+      <geom name="hidden" type="capsule" size="0.05 0.2" group="3"/>
+      <geom name="clear" type="sphere" size="0.3" contype="0" conaffinity="0" rgba="1 1 1 0"/>
+    </body>
+  </worldbody>)");
+  const Json& arm = find(r.scene["bodies"], "arm");
+  const Json& shapes = r.scene["shapes"];
+  ASSERT_EQ(arm["visual"].size(), 3u) << arm.dump();  // core, tip, skin
+  const Json& children = shapes[arm["shape"].get<std::string>()]["children"];
+  ASSERT_EQ(children.size(), 3u);  // core, tip, hidden: the collision geoms
+  EXPECT_EQ(arm["visual"][0]["shape"], children[0]["shape"]);
+  EXPECT_EQ(arm["visual"][0]["color"], Json({1.0, 0.0, 0.0, 1.0}));
+  EXPECT_EQ(arm["visual"][1]["shape"], children[1]["shape"]);
+  EXPECT_TRUE(vec3(arm["visual"][1]["position"]).isApprox(Vec3(0, 0, 0.5)));
+  EXPECT_EQ(arm["visual"][1]["color"], Json({0.2, 0.3, 0.4, 1.0}));
+  const Json& skin = arm["visual"][2];  // the mesh file as it is, not its hull
+  EXPECT_EQ(fs::path(skin["mesh"].get<std::string>()).filename(), "shell.obj");
+  EXPECT_EQ(skin["scale"], Json({2.0, 2.0, 2.0}));
+  EXPECT_TRUE(vec3(skin["position"]).isApprox(Vec3(0, 0.2, 0)));
+  EXPECT_EQ(skin["color"], Json({0.0, 1.0, 0.0, 0.5}));
+  // an unknown material is an error naming the geom's line
+  try {
+    import_text(folder, R"(<worldbody><body><freejoint/><geom size="1" material="none"/></body></worldbody>)");
+    ADD_FAILURE() << "no ImportError";
+  } catch (const ImportError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown material 'none'"), std::string::npos) << e.what();
+  }
+}
+
 TEST(MjcfGeoms, RefusesWhatTheSceneCannotCarry) {
   ModelFolder folder;
   EXPECT_THROW(import_text(folder, R"(<worldbody><body><freejoint/><geom type="plane" size="1 1 1"/></body></worldbody>)"), ImportError);

@@ -273,14 +273,14 @@ TEST_F(UrdfImport, MassesTheEngineWouldRefuseAreRepairedWithAWarning) {
 }
 
 TEST_F(UrdfImport, UnsupportedElementsAreWarningsWithTheirLines) {
-  const ImportResult r = import(kBase + link("l1", "<visual><geometry><box size=\"1 1 1\"/></geometry></visual>") +
-                                link("l2", "<visual><geometry><box size=\"1 1 1\"/></geometry></visual>") + R"(
+  const ImportResult r = import(kBase + link("l1", "<visual><geometry><box size=\"1 1 1\"/></geometry><material name=\"m\"><texture filename=\"t.png\"/></material></visual>") +
+                                link("l2", "<visual><geometry><box size=\"1 1 1\"/></geometry><material name=\"m\"><texture filename=\"t.png\"/></material></visual>") + R"(
     <joint name="j1" type="continuous"><parent link="base"/><child link="l1"/><safety_controller k_velocity="1"/></joint>
     <joint name="j2" type="continuous"><parent link="base"/><child link="l2"/><mimic joint="j1"/><calibration rising="0"/></joint>
     <transmission name="t"/>
     <gazebo/>)");
   const std::string f = (dir_ / "robot.urdf").string();
-  EXPECT_TRUE(has_warning(r, f + ":4: link 'l1' visual: visual geometry is not imported"));
+  EXPECT_TRUE(has_warning(r, f + ":4: link 'l1' visual material: textures are not imported"));
   EXPECT_FALSE(has_warning(r, "link 'l2' visual"));  // once per model
   EXPECT_TRUE(has_warning(r, f + ":7: joint 'j1' safety_controller: not imported"));
   EXPECT_TRUE(has_warning(r, f + ":8: joint 'j2' mimic: not imported: the joint moves on its own instead of following joint 'j1'"));
@@ -289,11 +289,46 @@ TEST_F(UrdfImport, UnsupportedElementsAreWarningsWithTheirLines) {
   EXPECT_TRUE(has_warning(r, ":10: gazebo"));
   for (std::size_t k = 1; k < r.warnings.size(); ++k) EXPECT_LE(r.warnings[k - 1].line, r.warnings[k].line);
   // --strict: the first warning is an error
-  EXPECT_NE(error_of(kBase + link("l1", "<visual><geometry><box size=\"1 1 1\"/></geometry></visual>") +
+  EXPECT_NE(error_of(kBase + link("l1", "<visual><geometry><box size=\"1 1 1\"/></geometry></visual><sensor/>") +
                          R"(<joint name="j1" type="fixed"><parent link="base"/><child link="l1"/></joint>)",
                      strict())
-                .find(":4: link 'l1' visual: visual geometry is not imported"),
+                .find(":4: link 'l1': <sensor> is not a URDF element this importer knows"),
             std::string::npos);
+}
+
+// <visual>: shapes the viewer draws (meshes as they are, not their hulls) at their origin in the
+// link frame, coloured by their material (its own or the robot's, by name); a missing visual mesh
+// is left out with a warning
+TEST_F(UrdfImport, VisualGeometryIsKeptForTheViewer) {
+  const std::string cube = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n";
+  write("meshes/shell.obj", cube);
+  const ImportResult r = import(R"(<material name="blue"><color rgba="0 0 1 1"/></material>)" + kBase +
+                                link("l1", R"(<visual><origin xyz="0 0 0.5" rpy="0 0 1.5707963267948966"/><geometry><box size="0.2 0.4 0.6"/></geometry>
+                                  <material name="blue"/></visual>
+                                  <visual><geometry><mesh filename="meshes/shell.obj" scale="2 2 2"/></geometry>
+                                  <material name="red"><color rgba="1 0 0 0.5"/></material></visual>
+                                  <visual><geometry><mesh filename="meshes/missing.stl"/></geometry></visual>
+                                  <collision><geometry><sphere radius="0.1"/></geometry></collision>)") +
+                                R"(<joint name="j" type="continuous"><parent link="base"/><child link="l1"/></joint>)",
+                                no_ground());
+  const json& l1 = body(r.scene, "l1");
+  ASSERT_EQ(l1["visual"].size(), 2u) << l1;
+  const json& box = l1["visual"][0];
+  EXPECT_EQ(r.scene["shapes"][box["shape"].get<std::string>()]["type"], "box");
+  expect_vec(box["position"], {0, 0, 0.5});
+  expect_vec(box["orientation"], {std::sqrt(0.5), 0, 0, std::sqrt(0.5)});
+  expect_vec(box["color"], {0, 0, 1, 1});
+  const json& mesh = l1["visual"][1];  // a file drawn as it is, not its hull
+  EXPECT_EQ(mesh["mesh"], (dir_ / "meshes/shell.obj").lexically_normal().string());
+  expect_vec(mesh["scale"], {2, 2, 2});
+  expect_vec(mesh["color"], {1, 0, 0, 0.5});
+  EXPECT_TRUE(has_warning(r, "link 'l1' visual mesh: 'meshes/missing.stl' not found"));
+  EXPECT_EQ(r.scene["shapes"]["l1"]["type"], "sphere");  // the collision shape is unchanged
+  EXPECT_FALSE(body(r.scene, "base").contains("visual"));
+  // the scene loads, and coulomb import's relative paths reach the visual mesh too
+  json scene = r.scene;
+  relativize_paths(scene, dir_ / "out");
+  EXPECT_EQ(body(scene, "l1")["visual"][1]["mesh"], "../meshes/shell.obj");
 }
 
 TEST_F(UrdfImport, BadModelsAreImportErrorsNamingFileLineAndElement) {
@@ -355,6 +390,8 @@ TEST_F(UrdfImport, TheTestRobotsImport) {
   EXPECT_EQ(joint(kuka.scene, "lbr_iiwa_joint_1")["damping"], 0.5);
   EXPECT_EQ(kuka.scene["actuators"][0]["max_velocity"], 10.0);
   EXPECT_TRUE(fs::path(kuka.scene["shapes"]["lbr_iiwa_link_1"]["file"].get<std::string>()).is_absolute());
+  ASSERT_EQ(body(kuka.scene, "lbr_iiwa_link_1")["visual"].size(), 1u);  // its OBJ, in the robot's "Blue"
+  expect_vec(body(kuka.scene, "lbr_iiwa_link_1")["visual"][0]["color"], {0.5, 0.7, 1.0, 1.0}, 1e-6);
 
   const ImportResult minitaur = import_urdf(kRobots / "minitaur" / "minitaur.urdf");
   EXPECT_EQ(minitaur.scene["bodies"].size(), 28u);  // 27 links and the ground

@@ -162,6 +162,12 @@ def data_mode(exe, src, tmp):
         lines[4] = json.dumps(f)
         open(os.path.join(d, "frames.jsonl"), "w").write("\n".join(lines) + "\n")
 
+    def bad_visual(d):
+        g = json.load(open(os.path.join(d, "geometry.json")))
+        g["bodies"][3]["visual"] = [{"shape": len(g["shapes"]), "position": [0, 0, 0], "orientation": [1, 0, 0, 0]}]
+        json.dump(g, open(os.path.join(d, "geometry.json"), "w"))
+
+    broken("bad_visual", bad_visual, "/bodies/3/visual/0")
     broken("no_geometry", lambda d: os.remove(os.path.join(d, "geometry.json")), "geometry.json")
     broken("no_stats", lambda d: os.remove(os.path.join(d, "stats.jsonl")), "stats.jsonl")
     broken("truncated_frames", truncate_frames, "frames.jsonl:3")
@@ -170,6 +176,39 @@ def data_mode(exe, src, tmp):
     broken("stats_not_object", lambda d: open(os.path.join(d, "stats.jsonl"), "a").write("[1, 2]\n"), "stats.jsonl:61")
     r = subprocess.run([exe, "view", os.path.join(tmp, "nowhere")], capture_output=True, text=True)
     check(r.returncode == 2 and "no such output folder" in r.stderr, f"missing folder: exit 2 ({r.stderr.strip()})")
+    visual_data_case(exe, src, tmp)
+
+
+KUKA = "../shared/robots/urdf/kuka_iiwa/model.urdf"
+
+
+def run_kuka(exe, src, tmp):
+    """The KUKA arm's URDF run for 3 steps with its replay: its links carry visual meshes and
+    colours; None when ../shared/robots is not beside the checkout."""
+    model = os.path.join(src, KUKA)
+    if not os.path.exists(model):
+        print(f"SKIP visual shapes: {model} is missing")
+        return None
+    out = os.path.join(tmp, "kuka")
+    run([exe, "run", model, "--out", out, "--steps", "3", "--view", "--quiet"])
+    return out
+
+
+def visual_data_case(exe, src, tmp):
+    """Visual shapes reach the page: each link's mesh by shape index, with its colour."""
+    out = run_kuka(exe, src, tmp)
+    if out is None:
+        return
+    _, meta, _ = read_replay(os.path.join(out, "replay.html"))
+    links = [b for b in meta["bodies"] if b["name"].startswith("lbr_iiwa_link_")]
+    check(len(links) == 8 and all(len(b.get("visual", [])) == 1 for b in links), "every KUKA link has one visual shape")
+    for b in links:
+        v = b["visual"][0]
+        s = meta["shapes"][v["shape"]]
+        check(s["type"] == "mesh" and len(s["triangles"]) > 0, f"{b['name']}: its visual is a mesh with triangles")
+        check(len(v.get("color", [])) == 4 and all(0 <= c <= 1 for c in v["color"]), f"{b['name']}: a colour")
+    blue = [b for b in links if b["name"] == "lbr_iiwa_link_1"][0]["visual"][0]["color"]
+    check(max(abs(x - y) for x, y in zip(blue, [0.5, 0.7, 1.0, 1.0])) < 1e-6, f"link 1 is the URDF's Blue: {blue}")
 
 
 # ---- browser ----
@@ -270,6 +309,25 @@ def browser_mode(exe, src, tmp):
         n_plots = sum(1 for v in diff.crop(pbox).getdata() if v)
         check(n_plots > 100, f"{scene}: the plots' time cursor moved ({n_plots} pixels changed)")
     tiny_values_case(exe, src, tmp, browser)
+    visual_browser_case(exe, src, tmp, browser)
+
+
+def visual_browser_case(exe, src, tmp, browser):
+    """The page draws the KUKA's visual meshes in place of its collision hulls, and the hulls
+    over them when asked (collision=1)."""
+    out = run_kuka(exe, src, tmp)
+    if out is None:
+        return
+    page = "file://" + os.path.join(out, "replay.html")
+    for extra, want_collision in (("", False), ("&collision=1", True)):
+        rep, con = chromium(browser, f"{page}#t=0&report=1{extra}", os.path.join(tmp, f"kuka{extra[1:10]}.png"), tmp)
+        drawn = rep.get("drawn") or {}
+        print(f"  kuka{extra}: drawn {drawn}")
+        check(rep.get("status") == "ready" and rep.get("errors") == [] and con == [],
+              f"kuka{extra}: the page is ready without errors ({rep.get('status')}, {rep.get('errors')}, {con})")
+        check(drawn.get("visual", 0) == 8, f"kuka{extra}: 8 visual meshes drawn ({drawn})")
+        check(drawn.get("shape", 0) == 1, f"kuka{extra}: the ground, which has no visual, by its shape ({drawn})")
+        check((drawn.get("collision", 0) == 8) == want_collision, f"kuka{extra}: collision shapes shown: {want_collision} ({drawn})")
 
 
 def tiny_values_case(exe, src, tmp, browser):

@@ -219,6 +219,28 @@ fs::path find_template() {
 
 // JSON for a <script> block: '<' inside strings becomes \u003c, so that no "</script>" or
 // "<!--" can end or confuse the block
+// a body's `visual` list, when it has one: shapes in range, poses and colours of numbers
+void check_visuals(const Json& body, std::size_t shape_count, const std::string& where) {
+  if (!body.contains("visual")) return;
+  const Json& list = body["visual"];
+  const auto numbers = [](const Json& v, const char* key, std::size_t n) {
+    if (!v.contains(key) || !v[key].is_array() || v[key].size() != n) return false;
+    for (const Json& x : v[key])
+      if (!x.is_number()) return false;
+    return true;
+  };
+  if (!list.is_array()) throw InputError(where, "expected an array");
+  for (std::size_t k = 0; k < list.size(); ++k) {
+    const Json& v = list[k];
+    const bool ok = v.is_object() && v.contains("shape") && v["shape"].is_number_unsigned() &&
+                    v["shape"].get<std::size_t>() < shape_count && numbers(v, "position", 3) &&
+                    numbers(v, "orientation", 4) && (!v.contains("color") || numbers(v, "color", 4));
+    if (!ok)
+      throw InputError(where + "/" + std::to_string(k), "expected a shape index below " + std::to_string(shape_count) +
+                                                            ", a position, an orientation and an optional color of 4 numbers");
+  }
+}
+
 std::string script_json(const Json& j) {
   std::string s = j.dump();
   std::string out;
@@ -264,6 +286,7 @@ ViewResult write_replay(const ViewArgs& a) {
     if (!shape_ok || !b.contains("name"))
       throw InputError(gfile + "/bodies/" + std::to_string(i), "expected a name and a shape index below " +
                                                                    std::to_string(shapes.size()) + " (or null)");
+    check_visuals(b, shapes.size(), gfile + "/bodies/" + std::to_string(i) + "/visual");
   }
   const Json joints = geometry.value("joints", Json::array());
   for (std::size_t i = 0; i < (joints.is_array() ? joints.size() : 0); ++i) {

@@ -8,6 +8,7 @@
 //   camera=A,E     camera azimuth and elevation (degrees; default 0,27)   wireframe=1  soft wireframes
 //   height=PX      the 3D view's height in pixels (default: 56% of the window's)
 //   compare=T      with report: which bodies move on screen between t and T, and where
+//   collision=1    show the collision shapes of bodies drawn by their visual shapes
 import { loadReplay } from './data.js';
 import { View3D } from './view3d.js';
 import { Plots } from './plots.js';
@@ -177,6 +178,9 @@ function start() {
   contacts.onchange = () => { if (view) { view.showContacts(contacts.checked); setTime(state.t); } };
   $('wireframe').disabled = meta.soft_bodies.length === 0;
   $('wireframe').onchange = () => { if (view) { view.showSoftWireframe($('wireframe').checked); setTime(state.t); } };
+  $('collision').disabled = !(view && view.hasVisuals);
+  if ($('collision').disabled) $('collision').parentElement.title = 'no body has visual shapes: the collision shapes are what is drawn';
+  $('collision').onchange = () => { if (view) { view.showCollision($('collision').checked); setTime(state.t); } };
   $('reset').onclick = () => view && view.resetCamera(...view.cameraAngles);
   document.addEventListener('keydown', (e) => {
     // a focused button or list takes its own keys (space would press the button a second time)
@@ -206,6 +210,7 @@ function start() {
     else showError(`camera=${opts.camera}: expected AZIMUTH,ELEVATION in degrees`);
   }
   if (opts.wireframe === '1' && meta.soft_bodies.length > 0) { $('wireframe').checked = true; if (view) view.showSoftWireframe(true); }
+  if (opts.collision === '1' && view && view.hasVisuals) { $('collision').checked = true; view.showCollision(true); }
   if (opts.contacts === '1' && meta.contacts) { contacts.checked = true; if (view) view.showContacts(true); }
   if (opts.pick && view) {
     const b = meta.bodies.findIndex((x) => x.name === opts.pick);
@@ -223,6 +228,8 @@ function start() {
     const rect = (e) => { const r = e.getBoundingClientRect(); return { x0: r.left, y0: r.top, x1: r.right, y1: r.bottom }; };
     const report = { status: 'ready', errors, frames: times.length, t: state.t, webgl: !!view, viewport: [innerWidth, innerHeight],
       view: rect($('view')), plots: rect($('plots')), controls: rect($('controls')), charts: plots.charts.length,
+      drawn: view ? Object.fromEntries(['shape', 'visual', 'collision'].map((kind) => [kind,
+        view.groups.filter((g) => g.kind === kind && g.mesh.visible).reduce((n, g) => n + g.bodies.length, 0)])) : null,
       axis_labels: Object.fromEntries(plots.charts.map((u) => [u.root.querySelector('.u-title')?.textContent ?? '', u.axes[1]._values ?? []])) };
     if (view && opts.compare !== undefined) {
       // every body that moves on screen by more than 2 px between t and compare, with its

@@ -63,15 +63,34 @@ function leafGeometry(s) {
   }
 }
 
+// the matrix of a pose given as position and [w, x, y, z] orientation
+function poseMatrix(position, orientation) {
+  const [w, x, y, z] = orientation;
+  return new THREE.Matrix4().compose(new THREE.Vector3(...position), new THREE.Quaternion(x, y, z, w), new THREE.Vector3(1, 1, 1));
+}
+
 // a body's leaves: [shape index, matrix in the body's shape frame], compounds expanded
 function leaves(shapes, i, m = new THREE.Matrix4(), out = []) {
   const s = shapes[i];
   if (s.type !== 'compound') { out.push([i, m]); return out; }
-  for (const c of s.children) {
-    const [w, x, y, z] = c.orientation;
-    const local = new THREE.Matrix4().compose(new THREE.Vector3(...c.position), new THREE.Quaternion(x, y, z, w), new THREE.Vector3(1, 1, 1));
-    leaves(shapes, c.shape, m.clone().multiply(local), out);
+  for (const c of s.children) leaves(shapes, c.shape, m.clone().multiply(poseMatrix(c.position, c.orientation)), out);
+  return out;
+}
+
+// what a body shows: [shape index, matrix in the body's shape frame, colour or null (the
+// body's), opacity, kind]; with visual shapes (geometry.json `visual`) those, and the collision
+// shape as an overlay ('collision') that the "collision shapes" control shows
+function drawnLeaves(shapes, body) {
+  const out = [];
+  const collision = body.shape == null ? [] : leaves(shapes, body.shape);
+  if (!body.visual || body.visual.length === 0) {
+    for (const [leaf, m] of collision) out.push([leaf, m, null, 1, 'shape']);
+    return out;
   }
+  for (const v of body.visual)
+    for (const [leaf, m] of leaves(shapes, v.shape, poseMatrix(v.position, v.orientation)))
+      out.push([leaf, m, v.color ? new THREE.Color(v.color[0], v.color[1], v.color[2]) : null, v.color ? v.color[3] ?? 1 : 1, 'visual']);
+  for (const [leaf, m] of collision) out.push([leaf, m, null, 1, 'collision']);
   return out;
 }
 
@@ -110,8 +129,10 @@ export class View3D {
     this.scene.add(sun);
 
     this.radius = meta.shapes.map((_, i) => shapeRadius(meta.shapes, i));
-    // a body's bounding radius about its shape frame; 0 without a shape (geometry.json's null)
-    this.bodyRadius = (body) => (body.shape == null ? 0 : this.radius[body.shape]);
+    // a body's bounding radius about its shape frame, over its collision and visual shapes; 0
+    // with neither (geometry.json's null shape)
+    this.bodyRadius = (body) => Math.max(body.shape == null ? 0 : this.radius[body.shape],
+      ...(body.visual || []).map((v) => Math.hypot(...v.position) + this.radius[v.shape]));
     this.bounds = this.sceneBounds();
     if (this.bounds.isEmpty()) this.bounds.set(new THREE.Vector3(-1, -1, -1), new THREE.Vector3(1, 1, 1));
     this.buildBodies();
@@ -166,19 +187,21 @@ export class View3D {
     const { meta } = this.replay;
     const size = this.bounds.getSize(new THREE.Vector3()).length();
     const center = this.bounds.getCenter(new THREE.Vector3());
-    // instances per leaf shape: [body, matrix in the body's shape frame]
+    // instances per leaf shape, kind and opacity: [body, matrix in the body's shape frame, colour]
     const groups = new Map();
     meta.bodies.forEach((body, b) => {
-      if (body.shape == null) return;  // no shape (an imported link's inertial): nothing to draw
-      for (const [leaf, m] of leaves(meta.shapes, body.shape)) {
-        if (!groups.has(leaf)) groups.set(leaf, []);
-        groups.get(leaf).push([b, m]);
+      for (const [leaf, m, color, opacity, kind] of drawnLeaves(meta.shapes, body)) {
+        if (opacity <= 0) continue;
+        const key = `${leaf}/${kind}/${opacity}`;
+        if (!groups.has(key)) groups.set(key, { leaf, kind, opacity, list: [] });
+        groups.get(key).list.push([b, m, color]);
       }
     });
     this.groups = [];
     this.planeGrids = [];
     this.bodyInstances = meta.bodies.map(() => []);  // body -> [[group, instance]]
-    for (const [leaf, list] of groups) {
+    this.hasVisuals = meta.bodies.some((body) => body.visual && body.visual.length > 0);
+    for (const { leaf, kind, opacity, list } of groups.values()) {
       const s = meta.shapes[leaf];
       let geometry, material;
       let local = center;
@@ -197,12 +220,16 @@ export class View3D {
         material = new THREE.MeshStandardMaterial({ color: 0xffffff, roughness: 0.7, metalness: 0.05,
           flatShading: s.type === 'convex' || s.type === 'mesh' || s.type === 'box' });
         if (s.type === 'mesh' && !s.closed) material.side = THREE.DoubleSide;
+        if (kind === 'collision') Object.assign(material, { transparent: true, opacity: 0.45, depthWrite: false });
+        else if (opacity < 1) Object.assign(material, { transparent: true, opacity });
       }
       const mesh = new THREE.InstancedMesh(geometry, material, list.length);
       mesh.instanceMatrix.setUsage(THREE.DynamicDrawUsage);
-      const group = { mesh, bodies: list.map(([b]) => b), local: list.map(([, m]) => m) };
+      mesh.visible = kind !== 'collision';
+      const colors = list.map(([b, , color]) => color || bodyColor(meta, b));
+      const group = { mesh, kind, colors, bodies: list.map(([b]) => b), local: list.map(([, m]) => m) };
       list.forEach(([b], k) => {
-        mesh.setColorAt(k, bodyColor(meta, b));
+        mesh.setColorAt(k, colors[k]);
         this.bodyInstances[b].push([this.groups.length, k]);
       });
       mesh.frustumCulled = false;  // instances move: the geometry's own bounds say nothing
@@ -323,6 +350,12 @@ export class View3D {
     this.render();
   }
 
+  // the collision shapes of bodies drawn by their visual shapes, as a translucent overlay
+  showCollision(on) {
+    for (const g of this.groups) if (g.kind === 'collision') g.mesh.visible = on;
+    this.render();
+  }
+
   showSoftWireframe(on) {
     for (const s of this.soft) s.wire.visible = on;
     this.render();
@@ -432,7 +465,7 @@ export class View3D {
     const ndc = new THREE.Vector2(((x - rect.left) / rect.width) * 2 - 1, -((y - rect.top) / rect.height) * 2 + 1);
     const ray = new THREE.Raycaster();
     ray.setFromCamera(ndc, this.camera);
-    const targets = [...this.groups.map((g) => g.mesh), ...this.soft.map((s) => s.mesh)];
+    const targets = [...this.groups.filter((g) => g.mesh.visible).map((g) => g.mesh), ...this.soft.map((s) => s.mesh)];
     for (const hit of ray.intersectObjects(targets, false)) {
       if (hit.object.userData.soft !== undefined) return { kind: 'soft', index: hit.object.userData.soft };
       const g = this.groups.find((gr) => gr.mesh === hit.object);
@@ -447,7 +480,7 @@ export class View3D {
       if (!s) return;
       if (s.kind === 'rigid') {
         for (const [gi, k] of this.bodyInstances[s.index]) {
-          this.groups[gi].mesh.setColorAt(k, on ? PICK_COLOR : bodyColor(meta, s.index));
+          this.groups[gi].mesh.setColorAt(k, on ? PICK_COLOR : this.groups[gi].colors[k]);
           this.groups[gi].mesh.instanceColor.needsUpdate = true;
         }
       } else this.soft[s.index].mesh.material.color.copy(on ? PICK_COLOR : SOFT_COLOR);

@@ -4,13 +4,16 @@
 #pragma once
 #include <coulomb/constraints.h>
 #include <coulomb/math.h>
+#include <coulomb/mesh_io.h>
 #include <coulomb/shapes.h>
 #include <coulomb/sleep.h>
 #include <coulomb/solver.h>
 #include <coulomb/tet_mesh.h>
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,6 +72,18 @@ struct ContactMaterialDef {
   double friction_s = 0.5, friction_t = 0.5, torsional_friction = 0.0, restitution = 0.0;
 };
 
+// What the viewer draws of a body in place of its collision shape (an imported link's visual
+// geometry): a shape of SceneDef::shapes or a triangle mesh read from a file (any triangle soup:
+// it is only drawn), at a pose in the body's shape frame, with a colour. It has no mass and takes
+// no part in contact.
+struct VisualDef {
+  int shape = -1;  // index into SceneDef::shapes (not a plane); -1: `mesh`
+  std::shared_ptr<const TriangleMesh> mesh;  // scaled to metres
+  Vec3 position = Vec3::Zero();  // (unit: m)
+  Quat orientation = Quat::Identity();
+  std::optional<std::array<double, 4>> color;  // red, green, blue, alpha in [0, 1]; none: the material's
+};
+
 struct BodyDef {
   std::string name;
   int shape = -1;      // index into SceneDef::shapes; -1: no shape (mass and inertia given, collides with nothing)
@@ -91,6 +106,7 @@ struct BodyDef {
   // MuJoCo's collision filter: two bodies may collide iff (contype_a & conaffinity_b) != 0 or
   // (contype_b & conaffinity_a) != 0
   std::uint32_t contype = 1, conaffinity = 1;
+  std::vector<VisualDef> visuals;  // none: the viewer draws the collision shape
   std::string pointer;          // JSON pointer of its definition, for errors ("" = /bodies/INDEX)
 };
 
