@@ -7,8 +7,12 @@
 #include <coulomb/output.h>
 #include <coulomb/world.h>
 
+#include <unistd.h>
+
 #include <Eigen/Eigenvalues>
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 namespace coulomb::scene_test {
 namespace {
@@ -108,6 +112,28 @@ TEST(SceneModelKeys, VisualShapesArrive) {
   for (int k = 0; k < 10; ++k) run.step(), reference.step();
   for (const char* name : {"b0", "link"})
     EXPECT_EQ(run.body(run.find_body(name)).position, reference.body(reference.find_body(name)).position) << name;
+}
+
+// a visual mesh is any triangle soup (open, with a zero-area triangle), drawn as a shape of its
+// own after the scene's in geometry.json
+TEST(SceneModelKeys, VisualMeshIsATriangleSoupAfterTheScenesShapes) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("coulomb_visual_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "soup.obj") << "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 2 0 0\nf 1 2 3\nf 1 2 4\n";
+  json doc = robot_scene();
+  doc["bodies"][1]["visual"] = json::parse(R"([{"mesh": "soup.obj", "scale": 2, "color": [0, 1, 0]}])");
+  const World w(parse_scene(doc, dir));
+  std::filesystem::remove_all(dir);
+  const json g = geometry_json(w);
+  const json& v = g["bodies"][1]["visual"][0];
+  const std::size_t scene_shapes = w.scene().shapes.shapes.size();
+  ASSERT_EQ(g["shapes"].size(), scene_shapes + 1);
+  EXPECT_EQ(v["shape"], scene_shapes);
+  const json& mesh = g["shapes"][scene_shapes];
+  EXPECT_EQ(mesh["type"], "mesh");
+  EXPECT_EQ(mesh["closed"], false);
+  EXPECT_EQ(mesh["triangles"], json({0, 1, 2, 0, 1, 3}));
+  EXPECT_EQ(mesh["vertices"][9], 4.0);  // the fourth vertex's x, scaled
 }
 
 TEST(SceneModelKeys, VisualMistakes) {
