@@ -14,6 +14,7 @@
 // rho = 1000 kg/m^3, no damping) and --dt its time step (rings 0.001 s, pyramid 0.0005 s), so that
 // a gap to the paper's ratio can be told apart from a difference of scene. Every row also goes to
 // --csv (default tools/bench/data/cr_mlcp_table1.csv; "" for none).
+#include <coulomb/error.h>
 #include <coulomb/world.h>
 
 #include <CLI/CLI.hpp>
@@ -45,6 +46,7 @@ struct Row {
 
 struct Setup {
   bool paper = false;
+  bool trace = false;  // one line per step on stderr
   double dt = 0.0;  // 0: the scene's
   std::vector<std::string> set;
 };
@@ -89,6 +91,10 @@ Row run(const std::string& scene, const std::vector<std::string>& solver, const 
     // the contacts the solver ended with (cr-mlcp adds those its candidate lists find)
     contacts.push_back(double(std::max<std::size_t>(std::size_t(s.contacts), w.last_position_problem().contacts.size())));
     converged += s.solver.converged ? 1 : 0;
+    if (setup.trace)
+      std::fprintf(stderr, "%s %s step %d: %d iterations, %d re-linearisations, %s, residual %.3g\n", scene.c_str(),
+                   solver.back().c_str(), w.step_count(), s.solver.iterations, s.solver.linear_iterations,
+                   s.solver.converged ? "converged" : "NOT converged", s.solver.residual);
   }
   Row row;
   row.dt = w.dt();
@@ -124,6 +130,7 @@ int main(int argc, char** argv) {
   app.add_flag("--paper", setup.paper, "soft materials with seed 004's Table 1 parameters (E 5e5 Pa, nu 0.2, rho 1000, no damping)");
   app.add_option("--dt", setup.dt, "time step for every scene (unit: s; default: the scene's)")->check(CLI::PositiveNumber);
   app.add_option("--set", setup.set, "POINTER=VALUE applied to every scene (as coulomb run --set)");
+  app.add_flag("--trace", setup.trace, "one line per step on stderr");
   app.add_option("--csv", csv, "CSV file for the rows (empty: none)");
   CLI11_PARSE(app, argc, argv);
 
