@@ -92,8 +92,9 @@ Row run(const std::string& scene, const std::vector<std::string>& solver, const 
     contacts.push_back(double(std::max<std::size_t>(std::size_t(s.contacts), w.last_position_problem().contacts.size())));
     converged += s.solver.converged ? 1 : 0;
     if (setup.trace)
-      std::fprintf(stderr, "%s %s step %d: %d iterations, %d re-linearisations, %s, residual %.3g\n", scene.c_str(),
-                   solver.back().c_str(), w.step_count(), s.solver.iterations, s.solver.linear_iterations,
+      std::fprintf(stderr, "%s %s step %d: %d iterations, %d re-linearisations, %d contacts added, %s, residual %.3g\n",
+                   scene.c_str(), solver.back().c_str(), w.step_count(), s.solver.iterations, s.solver.linear_iterations,
+                   int(w.last_position_problem().contacts.size()) - s.contacts,
                    s.solver.converged ? "converged" : "NOT converged", s.solver.residual);
   }
   Row row;
@@ -120,13 +121,14 @@ int main(int argc, char** argv) {
                                      dir + "tests/data/seed004/soft_wringer_small.json",
                                      dir + "tests/data/seed004/rings_small.json", dir + "scenes/soft_stack.json"};
   int steps = 100, max_cr = 3000;
-  bool no_xpbd = false;
+  bool no_xpbd = false, no_diag = false;
   Setup setup;
   std::string csv = dir + "tools/bench/data/cr_mlcp_table1.csv";
   app.add_option("scenes", scenes, "scene files");
   app.add_option("--steps", steps, "steps per run (at most the scene's)")->check(CLI::PositiveNumber);
   app.add_option("--max-iterations", max_cr, "cr-mlcp's CR iteration budget per step")->check(CLI::PositiveNumber);
   app.add_flag("--no-xpbd", no_xpbd, "leave out the xpbd-jacobi rows");
+  app.add_flag("--no-diag", no_diag, "leave out the cr-mlcp diag rows (and the ratio)");
   app.add_flag("--paper", setup.paper, "soft materials with seed 004's Table 1 parameters (E 5e5 Pa, nu 0.2, rho 1000, no damping)");
   app.add_option("--dt", setup.dt, "time step for every scene (unit: s; default: the scene's)")->check(CLI::PositiveNumber);
   app.add_option("--set", setup.set, "POINTER=VALUE applied to every scene (as coulomb run --set)");
@@ -158,6 +160,10 @@ int main(int argc, char** argv) {
     };
     const Row full = run(scene, {"/solver/type=\"cr-mlcp\"", budget, "/solver/preconditioner=\"full\""}, setup, steps);
     print("cr-mlcp full", full);
+    if (no_diag) {
+      if (!no_xpbd) print("xpbd-jacobi", run(scene, {"/solver/type=\"xpbd-jacobi\""}, setup, steps));
+      continue;
+    }
     const Row diag = run(scene, {"/solver/type=\"cr-mlcp\"", budget, "/solver/preconditioner=\"diag\""}, setup, steps);
     print("cr-mlcp diag", diag);
     if (!no_xpbd) print("xpbd-jacobi", run(scene, {"/solver/type=\"xpbd-jacobi\""}, setup, steps));
