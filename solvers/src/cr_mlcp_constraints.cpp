@@ -259,7 +259,8 @@ int CrMlcp::update_normals() {
   return changed;
 }
 
-// Line 25: the World's candidate lists (PositionProblem::find_new_contacts) checked with CCD from
+// Line 25 (and lines 5-6, before the first iteration): the World's candidate lists
+// (PositionProblem::find_new_contacts) checked with CCD from
 // x^l to x(v). New contacts join as inactive rows (their impulses 0), every row is linearised at
 // x(v) and the evaluation that follows activates those the linear model penetrates.
 bool CrMlcp::new_collisions() {
