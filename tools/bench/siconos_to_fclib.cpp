@@ -57,7 +57,7 @@ coulomb::AssembledProblem read_dat(const std::string& path) {
       }
   } else if (storage == 1) {
     const long nbblocks = r.integer(), nrow = r.integer(), ncol = r.integer();
-    std::vector<long> rows(std::size_t(nrow)), cols(std::size_t(ncol));
+    std::vector<long> rows(static_cast<std::size_t>(nrow)), cols(static_cast<std::size_t>(ncol));
     for (auto& v : rows) v = r.integer();
     for (auto& v : cols) v = r.integer();
     for (long i = 0; i < nrow; ++i)
@@ -65,7 +65,7 @@ coulomb::AssembledProblem read_dat(const std::string& path) {
     for (long i = 0; i < ncol; ++i)
       if (cols[std::size_t(i)] != 3 * (i + 1)) throw std::runtime_error(path + ": a block column is not 3 columns");
     const long filled1 = r.integer(), filled2 = r.integer();
-    std::vector<long> start(std::size_t(filled1)), col(std::size_t(filled2));
+    std::vector<long> start(static_cast<std::size_t>(filled1)), col(static_cast<std::size_t>(filled2));
     for (auto& v : start) v = r.integer();
     for (auto& v : col) v = r.integer();
     if (filled2 != nbblocks || filled1 != nrow + 1) throw std::runtime_error(path + ": inconsistent block counts");
@@ -90,7 +90,7 @@ coulomb::AssembledProblem read_dat(const std::string& path) {
     ++p.row_start[std::size_t(key.first) + 1];
   }
   for (long k = 0; k < nc; ++k) p.row_start[std::size_t(k) + 1] += p.row_start[std::size_t(k)];
-  std::vector<double> q(std::size_t(m));
+  std::vector<double> q(static_cast<std::size_t>(m));
   for (auto& v : q) v = r.number();
   for (long k = 0; k < nc; ++k) {
     const double mu = r.number();

@@ -218,7 +218,7 @@ struct NewtonFclibOptions {
   // Globalisation: after stall_iterations Newton iterations in which the best FCLib merit has not
   // halved, a projected Gauss-Seidel phase (seed 000's prox-gs with blocked contacts) of at most
   // prox_sweeps sweeps starts from the best iterate, then Newton resumes from the phase's best.
-  int stall_iterations = 8;          // 0: pure Newton, never switch
+  int stall_iterations = 40;         // 0: pure Newton, never switch
   int prox_sweeps = 200;             // sweeps per projected phase
 };
 
