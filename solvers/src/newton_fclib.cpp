@@ -341,12 +341,12 @@ class NewtonSystem {
   bool lu_analyzed_ = false, ldlt_analyzed_ = false;
 };
 
-// Projected block Gauss-Seidel on the natural map (seed 000 eq. 40 with the De Saxce velocity
-// u_hat): contact by contact, r_a <- P_C(r_a - nu_a u_hat_a) until its local change vanishes,
-// with u_a = (W r + q)_a kept current. nu_a is the scalar r-factor of contact a, 1 / lambda_max of
-// its diagonal block's symmetric part (eq. 66 takes W's diagonal; a block needs one scalar for
-// the fixed point to be the Coulomb solution, and its largest eigenvalue keeps the local
-// iteration a contraction).
+// Projected block Gauss-Seidel on the natural map (seed 000 eq. 20 and 25, with the De Saxce
+// velocity u_hat of the FCLib problem): contact by contact, r_a <- P_C(r_a - nu_a u_hat_a) until
+// its local change vanishes, u_a = (W r + q)_a kept current. nu_a is the scalar r-factor of
+// contact a, 1 / lambda_max of its diagonal block's symmetric part: seed 003 eq. 66 (and seed 000
+// eq. 39) take W's diagonal, but the fixed point is the Coulomb solution only for one scalar per
+// contact, and the block's largest eigenvalue keeps the local iteration a contraction.
 class ProjectedPhase {
  public:
   explicit ProjectedPhase(const Local& L) : L_(L), Wr_(L.W), nu_(std::size_t(L.nc)), Waa_(std::size_t(L.nc)) {
