@@ -18,11 +18,21 @@
 // The iterate moves by r += t dr (s.8.1; t = 1 by default, measured) from r = 0 (eq. 68) or a warm
 // start, the matrix is regularised as in s.8.4 with an epsilon that shrinks with ||phi||, and the
 // impulses returned are the best iterate by the FCLib merit, the stopping test.
+// Globalisation. The generalized Jacobian of a pile's redundant contacts is near singular at the
+// solution, and the undamped step without a merit line search (s.8.1) can wander there without
+// decreasing the merit. When the best merit has not halved over stall_iterations Newton
+// iterations (or a factorisation fails), a projected block Gauss-Seidel phase (ProjectedPhase:
+// seed 000's prox-gs on the natural map, each contact's step scaled by its r-factor) of at most
+// prox_sweeps sweeps starts from the best iterate; it decreases the merit linearly but without
+// stalling, and Newton resumes from the phase's best iterate with its regularisation restarted.
+// Every phase is sequential and ordered, so a problem's result does not depend on anything but
+// its data and options.
 // solvers/README.md ("Non-smooth Newton on FCLib problems") has the measurements behind each choice.
 #include <coulomb/merit.h>
 #include <coulomb/ncp_contact.h>
 #include <coulomb/solver.h>
 
+#include <Eigen/Eigenvalues>
 #include <Eigen/OrderingMethods>
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseLU>
@@ -30,6 +40,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace coulomb {
 
@@ -330,6 +341,68 @@ class NewtonSystem {
   bool lu_analyzed_ = false, ldlt_analyzed_ = false;
 };
 
+// Projected block Gauss-Seidel on the natural map (seed 000 eq. 20 and 25, with the De Saxce
+// velocity u_hat of the FCLib problem): contact by contact, r_a <- P_C(r_a - nu_a u_hat_a) until
+// its local change vanishes, u_a = (W r + q)_a kept current. nu_a is the scalar r-factor of
+// contact a, 1 / lambda_max of its diagonal block's symmetric part: seed 003 eq. 66 (and seed 000
+// eq. 39) take W's diagonal, but the fixed point is the Coulomb solution only for one scalar per
+// contact, and the block's largest eigenvalue keeps the local iteration a contraction.
+class ProjectedPhase {
+ public:
+  explicit ProjectedPhase(const Local& L) : L_(L), Wr_(L.W), nu_(std::size_t(L.nc)), Waa_(std::size_t(L.nc)) {
+    for (int k = 0; k < L.nc; ++k) {
+      Mat3 B = Mat3::Zero();
+      for (int i = 0; i < 3; ++i)
+        for (RowMat::InnerIterator it(Wr_, 3 * k + i); it; ++it)
+          if (it.col() >= 3 * k && it.col() < 3 * k + 3) B(i, int(it.col()) - 3 * k) = it.value();
+      Waa_[std::size_t(k)] = B;
+      const double lmax = Eigen::SelfAdjointEigenSolver<Mat3>(0.5 * (B + B.transpose()), Eigen::EigenvaluesOnly)
+                              .eigenvalues()
+                              .maxCoeff();
+      nu_[std::size_t(k)] = lmax > 0.0 ? 1.0 / lmax : 0.0;  // no response: the contact is left alone
+    }
+  }
+
+  // One sweep over the contacts in index order.
+  void sweep(Vec& r) const {
+    for (int k = 0; k < L_.nc; ++k) {
+      const double nu = nu_[std::size_t(k)], mu = L_.mu[std::size_t(k)];
+      if (nu == 0.0) continue;
+      Vec3 u = L_.q.segment<3>(3 * k);
+      for (int i = 0; i < 3; ++i)
+        for (RowMat::InnerIterator it(Wr_, 3 * k + i); it; ++it) u[i] += it.value() * r[it.col()];
+      Vec3 rk = r.segment<3>(3 * k);
+      for (int local = 0; local < kLocalIterations; ++local) {
+        Vec3 u_hat = u;
+        u_hat[0] += mu * planar_norm(u[1], u[2]);
+        const Vec3 next = project_on_cone(rk - nu * u_hat, mu);
+        const Vec3 d = next - rk;
+        rk = next;
+        u += Waa_[std::size_t(k)] * d;
+        if (d.norm() <= 1e-14 * (1.0 + rk.norm())) break;
+      }
+      r.segment<3>(3 * k) = rk;
+    }
+  }
+
+ private:
+  using RowMat = Eigen::SparseMatrix<double, Eigen::RowMajor>;
+  // a contact's local fixed-point iterations per visit (one visit is one local solve)
+  static constexpr int kLocalIterations = 20;
+  const Local& L_;
+  RowMat Wr_;
+  std::vector<double> nu_;  // (nc) scalar r-factor of each contact
+  std::vector<Mat3> Waa_;   // (nc) diagonal block of W
+};
+
+// The projected phase checks its merit after every this many sweeps, and stops when the merit
+// has not fallen by kStallRatio over kPhaseStallChecks checks.
+constexpr int kPhaseCheckEvery = 5;
+constexpr int kPhaseStallChecks = 8;
+// Newton's stall test: the best merit must fall below this fraction of its value at the start of
+// a window of stall_iterations iterations.
+constexpr double kStallRatio = 0.5;
+
 SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol, NcpFunction ncp) {
   const auto t0 = std::chrono::steady_clock::now();
   const NewtonFclibOptions& o = opt.newton_fclib;
@@ -357,11 +430,58 @@ SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactS
   // the FCLib merit is already the stopping test, computed every iteration (cheap beside the
   // factorisation); merit_tol (`coulomb fclib`'s --tol) can only tighten abs_tol
   const double tol = opt.merit_tol > 0.0 ? std::min(opt.abs_tol, opt.merit_tol) : opt.abs_tol;
-  for (int it = 0; it < opt.max_iterations && nc > 0 && !(merit <= tol); ++it) {
+  // the regularisation's reference ||phi||^2: the start's, then each resumption's
+  double theta_ref = theta0;
+  std::optional<ProjectedPhase> phase;  // built at the first stall
+  int sweeps = 0;
+  // the projected phase from the best iterate; Newton resumes from the best iterate after it
+  auto project_then_resume = [&] {
+    if (!phase) phase.emplace(L);
+    Vec x = best;
+    double check_ref = best_merit;
+    int checks_without_progress = 0;
+    for (int s = 1; s <= o.prox_sweeps; ++s) {
+      phase->sweep(x);
+      ++sweeps;
+      if (s % kPhaseCheckEvery != 0 && s != o.prox_sweeps) continue;
+      const Vec ux = L.W * x + L.q;
+      const double mx = merit_of(L, x, ux);
+      if (!std::isfinite(mx)) break;
+      if (mx < best_merit) {
+        best_merit = mx;
+        best = x;
+      }
+      if (best_merit <= tol) break;
+      if (best_merit <= kStallRatio * check_ref) {
+        check_ref = best_merit;
+        checks_without_progress = 0;
+      } else if (++checks_without_progress == kPhaseStallChecks) {
+        break;
+      }
+    }
+    r = best;
+    u = L.W * r + L.q;
+    evaluate(L, f, r, u, R);
+    theta = R.phi.squaredNorm();
+    merit = best_merit;
+    // a restarted regularisation damps the first steps from the new iterate as from the start
+    theta_ref = std::max(theta, 1e-300);
+  };
+  // the stall test's window: its first iteration and the best merit then
+  int window_start = 0;
+  double window_best = best_merit;
+  for (int it = 0; it < opt.max_iterations && nc > 0 && !(best_merit <= tol); ++it) {
+    stats.iterations = it + 1;
     // s.8.4's regularisation, shrinking with the residual (Levenberg-Marquardt style): a constant
     // epsilon suited some problems and stalled others (solvers/README.md)
-    const double eps = o.regularization * std::sqrt(theta / theta0) + kMinRegularization;
-    if (!system.solve(R, eps, dr, stats.linear_iterations)) break;
+    const double eps = o.regularization * std::sqrt(theta / theta_ref) + kMinRegularization;
+    if (!system.solve(R, eps, dr, stats.linear_iterations)) {
+      if (o.stall_iterations == 0) break;
+      project_then_resume();
+      window_start = it + 1;
+      window_best = best_merit;
+      continue;
+    }
     // damped step (s.8.1); with line_search, halve it while ||phi|| does not decrease
     double t = o.damping;
     for (int halvings = 0;; ++halvings) {
@@ -383,14 +503,23 @@ SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactS
     std::swap(R, R_trial);
     theta = R.phi.squaredNorm();
     merit = merit_of(L, r, u);
-    stats.iterations = it + 1;
     if (opt.record_history) stats.history.push_back(std::sqrt(theta));
-    if (!std::isfinite(merit)) break;
+    if (!std::isfinite(merit) && o.stall_iterations == 0) break;
     if (merit < best_merit) {
       best_merit = merit;
       best = r;
     }
+    if (best_merit <= tol) break;
+    if (best_merit <= kStallRatio * window_best) {
+      window_start = it + 1;
+      window_best = best_merit;
+    } else if (o.stall_iterations > 0 && (it + 1 - window_start >= o.stall_iterations || !std::isfinite(merit))) {
+      project_then_resume();
+      window_start = it + 1;
+      window_best = best_merit;
+    }
   }
+  stats.contact_sweeps = double(sweeps) * nc;
 
   sol.lambda.assign(std::size_t(nc), Vec4::Zero());
   for (int k = 0; k < nc; ++k) sol.lambda[std::size_t(k)].head<3>() = best.segment<3>(3 * k);

@@ -1,6 +1,6 @@
 // The newton-fb and newton-minmap entries' option keys (seed 003 on assembled local problems;
 // registry.cpp lists them): damping, line_search, linear_solver, friction, pcr_iterations,
-// regularization, and the common ones but rel_tol (these solvers stop on the FCLib merit alone,
+// regularization, stall_iterations, prox_sweeps, and the common ones but rel_tol (these solvers stop on the FCLib merit alone,
 // abs_tol).
 #include "option_parsing.h"
 
@@ -24,6 +24,14 @@ SolverOptions parse_newton_fclib_options(const SolverInfo& info, const nlohmann:
       if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 100000000)
         throw InputError(ptr, "expected an integer >= 1");
       n.pcr_iterations = v.get<int>();
+    } else if (key == "stall_iterations") {
+      if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > 1000000)
+        throw InputError(ptr, "expected an integer in [0, 1000000] (0: never leave Newton)");
+      n.stall_iterations = v.get<int>();
+    } else if (key == "prox_sweeps") {
+      if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 1000000)
+        throw InputError(ptr, "expected an integer in [1, 1000000]");
+      n.prox_sweeps = v.get<int>();
     } else if (key == "regularization") {
       n.regularization = number(v, ptr);
       if (!(n.regularization >= 0.0 && n.regularization <= 1e6)) throw InputError(ptr, "expected a number in [0, 1e6]");

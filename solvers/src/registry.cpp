@@ -97,7 +97,7 @@ const std::vector<SolverInfo>& solver_registry() {
        .kind = ProblemKind::Velocity,
        .rigid = false,
        .keys = {"type", "max_iterations", "abs_tol", "warm_start", "record_history", "damping", "line_search",
-                "linear_solver", "friction", "pcr_iterations", "regularization"},
+                "linear_solver", "friction", "pcr_iterations", "regularization", "stall_iterations", "prox_sweeps"},
        .parse_options = &parse_newton_fclib_options,
        .solve_assembled = &solve_newton_fb_assembled},
       {.name = "newton-minmap",
@@ -105,7 +105,7 @@ const std::vector<SolverInfo>& solver_registry() {
        .kind = ProblemKind::Velocity,
        .rigid = false,
        .keys = {"type", "max_iterations", "abs_tol", "warm_start", "record_history", "damping", "line_search",
-                "linear_solver", "friction", "pcr_iterations", "regularization"},
+                "linear_solver", "friction", "pcr_iterations", "regularization", "stall_iterations", "prox_sweeps"},
        .parse_options = &parse_newton_fclib_options,
        .solve_assembled = &solve_newton_minmap_assembled},
   };

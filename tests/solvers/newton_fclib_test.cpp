@@ -1,7 +1,9 @@
 // newton-fb and newton-minmap (seed 003 on assembled local problems, newton_fclib.cpp): one
 // contact that is open, sticks or slides against its closed-form solution, every formulation and
-// linear solver on a small coupled problem, warm starts, honest stats and the option keys.
+// linear solver on a small coupled problem, warm starts, honest stats, the globalisation on a rock
+// pile where the pure Newton wanders, and the option keys.
 #include <coulomb/error.h>
+#include <coulomb/fclib_io.h>
 #include <coulomb/merit.h>
 #include <coulomb/solver.h>
 #include <gtest/gtest.h>
@@ -139,24 +141,61 @@ TEST(NewtonFclib, StatsAreHonestWhenTheBudgetRunsOut) {
   EXPECT_TRUE(sol.lambda.empty());
 }
 
+// A pile of 463 contacts (tests/data/solvers/README.md): the undamped Newton steps of the pure
+// method wander (the merit jumps by orders of magnitude) and stay above 1e-6; the stall test
+// hands the best iterate to the projected phase once, and Newton from its result reaches the
+// target. The result is the same bit for bit when solved again.
+TEST(NewtonFclib, StallThenProjectedPhaseSolvesARockPile) {
+  const std::string file = std::string(COULOMB_SOLVERS_DATA) + "/RockPile_tob1.hdf5";
+  const AssembledProblem p = read_fclib_local(file);
+  ASSERT_EQ(p.num_contacts(), 463);
+  SolverOptions pure = newton_options("newton-fb", {{"stall_iterations", 0}});
+  pure.abs_tol = 1e-6;
+  pure.max_iterations = 300;
+  ContactSolution sol_pure;
+  const SolverStats s_pure = run("newton-fb", p, pure, sol_pure);
+  EXPECT_FALSE(s_pure.converged);
+  EXPECT_GT(s_pure.merit, 1e-6);
+  EXPECT_EQ(s_pure.contact_sweeps, 0.0);
+
+  SolverOptions hybrid = newton_options("newton-fb");
+  hybrid.abs_tol = 1e-6;
+  hybrid.max_iterations = 300;
+  ContactSolution sol, again;
+  const SolverStats s = run("newton-fb", p, hybrid, sol);
+  EXPECT_TRUE(s.converged) << "merit " << s.merit << " after " << s.iterations << " iterations";
+  EXPECT_GT(s.contact_sweeps, 0.0);
+  EXPECT_LE(libfclib_merit(file, sol.lambda), 1e-6);
+  const SolverStats s2 = run("newton-fb", p, hybrid, again);
+  EXPECT_EQ(s2.merit, s.merit);
+  EXPECT_EQ(s2.iterations, s.iterations);
+  for (std::size_t k = 0; k < sol.lambda.size(); ++k) ASSERT_EQ(sol.lambda[k], again.lambda[k]) << k;
+}
+
 TEST(NewtonFclib, Options) {
   const SolverOptions d = newton_options("newton-fb");
   EXPECT_EQ(d.newton_fclib.damping, 1.0);
   EXPECT_FALSE(d.newton_fclib.line_search);
   EXPECT_EQ(d.newton_fclib.linear_solver, NewtonLinearSolver::Lu);
   EXPECT_EQ(d.newton_fclib.friction, NewtonFriction::Cone);
+  EXPECT_EQ(d.newton_fclib.stall_iterations, 40);
+  EXPECT_EQ(d.newton_fclib.prox_sweeps, 200);
   const SolverOptions o = newton_options("newton-minmap", {{"damping", 0.75},
                                                            {"line_search", true},
                                                            {"friction", "fixed_point"},
                                                            {"linear_solver", "pcr"},
                                                            {"pcr_iterations", 50},
-                                                           {"regularization", 0.0}});
+                                                           {"regularization", 0.0},
+                                                           {"stall_iterations", 0},
+                                                           {"prox_sweeps", 7}});
   EXPECT_EQ(o.newton_fclib.damping, 0.75);
   EXPECT_TRUE(o.newton_fclib.line_search);
   EXPECT_EQ(o.newton_fclib.friction, NewtonFriction::FixedPoint);
   EXPECT_EQ(o.newton_fclib.linear_solver, NewtonLinearSolver::Pcr);
   EXPECT_EQ(o.newton_fclib.pcr_iterations, 50);
   EXPECT_EQ(o.newton_fclib.regularization, 0.0);
+  EXPECT_EQ(o.newton_fclib.stall_iterations, 0);
+  EXPECT_EQ(o.newton_fclib.prox_sweeps, 7);
   auto error = [](const nlohmann::json& keys) {
     try {
       newton_options("newton-fb", keys);
@@ -170,6 +209,12 @@ TEST(NewtonFclib, Options) {
   EXPECT_EQ(error({{"linear_solver", "ldlt"}}),
             "/solver/linear_solver: \"ldlt\" needs \"friction\": \"fixed_point\" (the cone's Newton matrix is "
             "unsymmetric; use \"lu\")");
+  EXPECT_EQ(error({{"stall_iterations", -1}}),
+            "/solver/stall_iterations: expected an integer in [0, 1000000] (0: never leave Newton)");
+  EXPECT_EQ(error({{"stall_iterations", 2.5}}),
+            "/solver/stall_iterations: expected an integer in [0, 1000000] (0: never leave Newton)");
+  EXPECT_EQ(error({{"prox_sweeps", 0}}), "/solver/prox_sweeps: expected an integer in [1, 1000000]");
+  EXPECT_EQ(error({{"prox_sweeps", "many"}}), "/solver/prox_sweeps: expected an integer in [1, 1000000]");
   EXPECT_NE(error({{"rel_tol", 1e-3}}).find("unknown key for solver 'newton-fb'"), std::string::npos);
 }
 

@@ -215,6 +215,11 @@ struct NewtonFclibOptions {
   NewtonFriction friction = NewtonFriction::Cone;
   int pcr_iterations = 200;          // pcr: at most this many iterations per Newton step
   double regularization = 0.01;      // epsilon of s.8.4 is this times ||phi|| / ||phi_0||, relative to each row's r-factor
+  // Globalisation: after stall_iterations Newton iterations in which the best FCLib merit has not
+  // halved, a projected Gauss-Seidel phase (seed 000's prox-gs with blocked contacts) of at most
+  // prox_sweeps sweeps starts from the best iterate, then Newton resumes from the phase's best.
+  int stall_iterations = 40;         // 0: pure Newton, never switch
+  int prox_sweeps = 200;             // sweeps per projected phase
 };
 
 // cr-mlcp (seed 004): the preconditioner of s.3.4 (eq. 22)
