@@ -1,5 +1,6 @@
-// Cache-blocked Gauss-Seidel sweeps that compute what plain sweeps compute, bit for bit (issue
-// 12, twenty-fifth session; sparse tiling of stationary iterative methods, Strout et al. 2004).
+// Cache-blocked Gauss-Seidel sweeps that compute what plain sweeps compute, bit for bit (sparse
+// tiling of stationary iterative methods, Strout et al. 2004): the sweep layer's windowed
+// schedule (sweep.h windowed_sweep).
 //
 // A sweep updates contact x from, and into, the velocities of its two bodies. Over several sweeps
 // what each update reads is fixed by the order of the updates that share a moving body: in plain
@@ -107,19 +108,5 @@ WindowedRun windowed_sweeps(const std::vector<int>& reach, int sweeps, int tile,
 // How many sweeps one wavefront holds: as many as keep its window, a tile and a reach per sweep
 // (the mean reach: the widest spans a few contacts), within `window` contacts; at least one.
 int wavefront_group(const std::vector<int>& reach, int tile, int window);
-
-// solve_normal_pgs sweeps a whole problem whose packed rows take at least this many bytes in
-// windows (normal_pgs.cpp): below it the rows stay in the caches between sweeps anyway (the 4,000-box
-// pile of tools/bench/scaling, 3.8 MB); tiles of kBandedSweepTile contacts of the first sweep,
-// windows of kBandedWindow contacts (2 MB of 160-byte rows).
-inline constexpr std::size_t kBandedSweepBytes = std::size_t(4) << 20;
-inline constexpr int kBandedSweepTile = 2048;
-inline constexpr int kBandedWindow = 12800;
-// The velocity problem's pgs sweeps (solve_pgs, matrix-free) read about 480 bytes a contact
-// (ContactRows, the row steps, b, mu, the impulses, the body ids): windowed from as many bytes,
-// in windows of kVelocityWindow contacts (4 MB) with tiles of kVelocityTile.
-inline constexpr std::size_t kVelocityContactBytes = 480;
-inline constexpr int kVelocityTile = 1024;
-inline constexpr int kVelocityWindow = 8192;
 
 }  // namespace coulomb::detail

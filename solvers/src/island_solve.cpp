@@ -2,6 +2,7 @@
 // bytes per contact), which is small beside the sweeps of any solver over the same contacts.
 #include <coulomb/island_solve.h>
 #include <coulomb/merit.h>
+#include <coulomb/sweep_plan.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -54,34 +55,20 @@ void extract_island_problem(const ContactProblem& global, const Islands& islands
 SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Islands& islands,
                           const SolverOptions& opt, ContactSolution& solution, IslandScratch* scratch) {
   const int ni = islands.count(), nc = problem.num_contacts();
-  // one island with every contact: the island is the problem, solve it as it is
-  if (ni <= 1) return solve(problem, opt, solution);
-  // An island with at least 15/16 of the contacts takes the others along: the problem is solved
-  // whole (with graph colouring, coloured as one: the small islands' contacts join the colours),
-  // instead of the large island being copied out and the small ones solved beside it. The small
-  // ones then sweep as often as the large one, at most 1/15 more contacts a sweep, and lend the
-  // threads of a split at most 1/16 of the work. The split cost spheres.json (4,730 of 4,887
-  // contacts in one of 87 islands) the copy, a pass per small island and the whole problem's
-  // merit once more: its coloured prox-gs:30 solves took 0.87 ms a step longer on 2 threads (6.04
-  // against 5.17 ms, median), 1.0-1.4 ms on 1 (issue 12, ninth session). Without colouring, the
-  // copy of 15/16 of 93,000 contacts (16,000 boxes in tools/bench/scaling) and its lookups cost
-  // the pile's solve and post-stabilisation 20-26 ms of a 300-315 ms step (eleventh session).
-  int largest = 0;  // the island with the most contacts (ties: the later one)
-  for (int isl = 1; isl < ni; ++isl)
-    if (islands.contact_count(isl) >= islands.contact_count(largest)) largest = isl;
-  const std::int64_t largest_count = islands.contact_count(largest);
-  if (16 * largest_count >= 15 * std::int64_t(nc)) return solve(problem, opt, solution);
+  // one island, or one with nearly every contact (sweep_plan.h, whole_island): the problem is
+  // solved as it is, the small islands along with the large one
+  const IslandPlan plan = plan_islands(islands, nc, opt.threads);
+  if (plan.whole) return solve(problem, opt, solution);
 
   const auto t0 = std::chrono::steady_clock::now();
-  // the large islands (at most 8) get a kept sub-problem each; the others a fresh one
+  // the large islands (kept_island) get a kept sub-problem each; the others a fresh one
   std::vector<int> slot(static_cast<std::size_t>(ni), -1);
   if (scratch) {
-    int used = 0;
-    for (int isl = 0; isl < ni; ++isl)
-      if (8 * islands.contact_count(isl) >= nc) slot[std::size_t(isl)] = used++;
-    if (scratch->problems.size() < std::size_t(used)) {
-      scratch->problems.resize(std::size_t(used));
-      scratch->parts.resize(std::size_t(used));
+    slot = plan.kept;
+    const auto used = std::size_t(std::count_if(slot.begin(), slot.end(), [](int s) { return s >= 0; }));
+    if (scratch->problems.size() < used) {
+      scratch->problems.resize(used);
+      scratch->parts.resize(used);
     }
   }
   std::vector<SolverStats> stats(static_cast<std::size_t>(ni));
@@ -89,12 +76,10 @@ SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Is
   // island's solver kept one; bodies in no island get none (zero)
   solution.response.assign(std::size_t(problem.num_bodies()), Vec6::Zero());
   std::vector<std::uint8_t> kept_response(static_cast<std::size_t>(ni), 1);
-  // An island with at least half of the contacts keeps all threads for its own solve. With
-  // graph colouring (sweep_team.h) it runs in the calling thread after the others, so that its
-  // helpers find the workers free: inside the parallel loop a worker that took it could find no
-  // second thread for them, and the solve would run alone (measured: 2.5 against 1.8 ms loops).
-  // Other solvers keep it in the loop, beside the small islands.
-  const int large = opt.threads > 1 && 2 * largest_count >= nc ? largest : -1;
+  // The island of threads_island keeps every thread for its own solve. With graph colouring
+  // (sweep_team.h) it runs in the calling thread after the others, so that its helpers find the
+  // workers free: a worker of the parallel loop that took it could find no second thread for them.
+  const int large = plan.threads_island;
   const bool large_last = large >= 0 && opt.graph_coloring;
   const auto solve_island = [&](int isl) {
     const auto i = std::size_t(isl);

@@ -3,11 +3,12 @@
 // (frictionless_pgs), one sweep kernel for all of them.
 #include "normal_pgs.h"
 
-#include "banded_sweeps.h"
 #include "cpu_clock.h"
-#include "pgs_orderings.h"
+#include "pgs_kernel.h"
+#include "sweep.h"
 
 #include <coulomb/island_solve.h>
+#include <coulomb/sweep_plan.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -23,24 +24,22 @@ namespace {
 
 using pgs_detail::row_residual;
 
-// One contact's update in a sweep over normal rows: the projected step (pgs's arithmetic for row
-// 0), its response added to both bodies, and the sweep's stopping-test maxima.
-COULOMB_HOT_INLINE void normal_update(const NormalRow& r, double& x_ref, std::vector<Vec6>& w, double sor,
-                                      double& max_delta, double& max_lambda) {
+using detail::SweepMax;
+
+// The kernel: one packed row's PGS step (pgs_kernel.h normal_row_step, seed 001 eq. 16-17 for
+// r = 0), its response added to both bodies (seed 000 eq. 26).
+COULOMB_HOT_INLINE void normal_update(const NormalRow& r, double& x_ref, std::vector<Vec6>& w, double sor, SweepMax& m) {
   if (!(r.a_nn > 0.0)) return;  // a row no body can respond to
   Vec6& wa = w[std::size_t(r.body_a)];
   Vec6& wb = w[std::size_t(r.body_b)];
-  const double x = std::max(0.0, x_ref - r.velocity(wa, wb) * (sor / r.a_nn));
+  const double x = detail::normal_row_step(x_ref, r.velocity(wa, wb), sor / r.a_nn);
   const double d = x - x_ref;
   x_ref = x;
-  max_delta = std::isfinite(d) ? std::max(max_delta, std::abs(d)) : std::numeric_limits<double>::infinity();
-  max_lambda = std::max(max_lambda, std::abs(x));
+  m.add(d, x);
   if (d != 0.0) r.add_responses(d, wa, wb);
 }
 
-bool sweep_met_tolerance(double max_delta, double max_lambda, const SolverOptions& opt) {
-  return max_delta <= opt.abs_tol || max_delta <= opt.rel_tol * max_lambda;
-}
+bool sweep_met_tolerance(const SweepMax& m, const SolverOptions& opt) { return detail::small_step(m, opt.abs_tol, opt.rel_tol); }
 
 // Theta (seed 001 eq. 22-23) and whether a row is unresolved or not finite, summed contact by
 // contact in the order they are added: normal_final_terms's pass, or the windowed sweeps' closing
@@ -85,13 +84,13 @@ SolverStats normal_sweeps(const NormalProblem& p, const int* list, int n, const 
   stats.converged = n == 0;
   const double loop_start = detail::process_cpu_ms();
   for (int it = 0; it < opt.max_iterations && n > 0; ++it) {
-    double max_delta = 0.0, max_lambda = 0.0;
+    SweepMax m;
     for (int e = 0; e < n; ++e) {
       const std::size_t k = list ? std::size_t(list[e]) : std::size_t(e);
-      normal_update(p.rows[k], l[k], w, opt.pgs.sor, max_delta, max_lambda);
+      normal_update(p.rows[k], l[k], w, opt.pgs.sor, m);
     }
     stats.iterations = it + 1;
-    if (sweep_met_tolerance(max_delta, max_lambda, opt)) {
+    if (sweep_met_tolerance(m, opt)) {
       stats.converged = true;
       break;
     }
@@ -141,7 +140,9 @@ SolverStats frictionless_pgs(const ContactProblem& p, const SolverOptions& opt, 
   }
   std::vector<Vec6>& w = sol.response;
   p.body_impulse_response(lambda, w);  // the operator's reset; the sweeps keep it current
-  SolverStats stats = normal_sweeps(packed, nullptr, nc, opt, l, w);
+  SolverStats stats = plan_sweep({SweepKernel::NormalPgs, nc, 0}, opt).schedule == SweepSchedule::Windowed
+                          ? banded_normal_sweeps(packed, nullptr, opt, l, w, sweep_limits::kNormalTile, sweep_limits::kNormalWindow)
+                          : normal_sweeps(packed, nullptr, nc, opt, l, w);
   for (int k = 0; k < nc; ++k) lambda[std::size_t(k)][0] = l[std::size_t(k)];
   stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return stats;
@@ -176,27 +177,23 @@ SolverStats banded_normal_sweeps(const NormalProblem& p, const std::vector<int>*
     }
   }
   const std::vector<int> reach = sweep_reach(p.num_bodies, a, b);
-  std::vector<double> l0, max_delta, max_lambda;
+  std::vector<double> l0;
   std::vector<Vec6> w0;
   NormalTerms closing;
-  const WindowedRun run = windowed_sweeps(
-      reach, std::max(opt.max_iterations, 0), tile, wavefront_group(reach, tile, window),
-      [&](int g) {
+  const WindowedRun run = windowed_sweep(
+      reach, std::max(opt.max_iterations, 0), tile, window,
+      [&] {
         l0 = lambda;  // where plain sweeps would go back to
         w0 = w;
-        max_delta.assign(std::size_t(g), 0.0);
-        max_lambda.assign(std::size_t(g), 0.0);
       },
-      [&](int j, int begin, int end) {
-        for (int x = begin; x < end; ++x)
-          normal_update(p.rows[std::size_t(x)], lambda[std::size_t(x)], w, opt.pgs.sor, max_delta[std::size_t(j)],
-                        max_lambda[std::size_t(j)]);
-      },
-      [&](int j) { return sweep_met_tolerance(max_delta[std::size_t(j)], max_lambda[std::size_t(j)], opt); },
       [&] {
         lambda = l0;
         w = w0;
       },
+      [&](int begin, int end, SweepMax& m) {
+        for (int x = begin; x < end; ++x) normal_update(p.rows[std::size_t(x)], lambda[std::size_t(x)], w, opt.pgs.sor, m);
+      },
+      [&](const SweepMax& m) { return sweep_met_tolerance(m, opt); },
       [&](int begin, int end) {
         for (int x = begin; x < end; ++x) closing.add(p.rows[std::size_t(x)], lambda[std::size_t(x)], w, opt);
       });
@@ -226,7 +223,6 @@ SolverStats solve_normal_pgs(const NormalProblem& p, const Islands* islands, con
     for (double& x : lambda) x = std::max(0.0, x);  // project_onto_box with mu = 0
     p.body_impulse_response(lambda, w);
   }
-  int ni = 0, largest = 0;
   if (islands) {
     if (islands->contact_island.size() != std::size_t(nc) || islands->body_island.size() != std::size_t(p.num_bodies))
       throw std::invalid_argument("solve_normal_pgs: the islands are not those of this problem");
@@ -234,15 +230,13 @@ SolverStats solve_normal_pgs(const NormalProblem& p, const Islands* islands, con
       if ((r.inv_mass_a > 0.0 && islands->body_island[std::size_t(r.body_a)] < 0) ||
           (r.inv_mass_b > 0.0 && islands->body_island[std::size_t(r.body_b)] < 0))
         throw std::invalid_argument("solve_normal_pgs: a body outside every island has an inverse mass");
-    ni = islands->count();
-    for (int i = 0; i < ni; ++i) largest = std::max(largest, islands->contact_count(i));
   }
   SolverStats stats;
-  if (ni <= 1 || 16 * std::int64_t(largest) >= 15 * std::int64_t(nc)) {  // as solve_islands
-    // rows beyond the caches: swept in windows that stay in them (banded_sweeps.h)
-    if (std::size_t(nc) * sizeof(NormalRow) >= detail::kBandedSweepBytes)
+  const int ni = islands ? islands->count() : 0;
+  if (!islands || plan_islands(*islands, nc, opt.threads).whole) {
+    if (plan_sweep({SweepKernel::NormalPgs, nc, 0}, opt).schedule == SweepSchedule::Windowed)
       stats = detail::banded_normal_sweeps(p, islands ? &islands->body_island : nullptr, opt, lambda, w,
-                                            detail::kBandedSweepTile, detail::kBandedWindow);
+                                            sweep_limits::kNormalTile, sweep_limits::kNormalWindow);
     else
       stats = normal_sweeps(p, nullptr, nc, opt, lambda, w);
   } else {

@@ -1,12 +1,8 @@
-// Projected Gauss-Seidel with box friction (seed 001 section 4, eq. 16-18b) and the contact
-// orderings of seed 001 section 5.
-//
-// One template over the contact operator (matrix-free for scenes, seed 000 eq. 25-26; assembled
-// for FCLib). Per contact the velocity is evaluated once and kept current through the diagonal
-// block while its rows are visited in the order normal, t, s, tau, so the friction bounds use
-// the freshest normal impulse (seed 001 algorithm lines 5-7: l(lambda), u(lambda) updated after
-// each row). Box friction: |lambda_t| <= mu_s lambda_n and |lambda_s| <= mu_t lambda_n
-// independently, an outer approximation of the Coulomb cone (seed 000 section 3.1).
+// Projected Gauss-Seidel with box friction (seed 001 section 4, eq. 16-18c) and the contact
+// orderings of seed 001 section 5: the outer algorithm. The kernel, one contact's rows, is
+// pgs_kernel.h's; how sweeps run (in order, coloured, windowed) is the sweep layer's (sweep.h),
+// chosen by plan_sweep (coulomb/sweep_plan.h). One template over the contact operator
+// (matrix-free for scenes, seed 000 eq. 25-26; assembled for FCLib).
 //
 // Stopping test: ||lambda^{k+1} - lambda^k||_inf <= abs_tol or <= rel_tol ||lambda^{k+1}||_inf;
 // with merit_tol > 0 (`coulomb fclib`), the FCLib merit <= merit_tol instead, evaluated every
@@ -45,52 +41,44 @@
 //            A normal sweep leaves friction impulses alone, so if GSP ends on one they are
 //            projected onto the final box (eq. 17) before returning.
 // graph_coloring (default ordering only): contacts are swept colour by colour of the contact
-// graph (contact_coloring.h), each colour in parallel chunks when threads > 1; the result does
-// not depend on the thread count.
+// graph (contact_coloring.h), each colour in parallel when threads > 1.
 // All orderings keep the box projection, SOR (eq. 18c) and the warm start, and return impulses
-// inside the box. Results are deterministic: no threads, stable sorts. Cost: both operators
-// evaluate a contact's velocity as one 4-vector, so a set sweep still evaluates and updates the
-// whole contact (about 0.6 of a full sweep's time) and an ESP iteration, two passes over the
-// contacts, costs about 1.3 full sweeps; the paper's cheaper subproblems (A_nn, A_tt) would need
-// row-restricted velocity() / applied() calls in contact_operator.h.
-#include "pgs_orderings.h"
-
-#include "banded_sweeps.h"
-#include "normal_pgs.h"
-
+// inside the box. Results are deterministic (stable sorts; no schedule changes a bit) and the same
+// on any thread count. Cost: both operators evaluate a contact's velocity as one 4-vector, so a
+// set sweep still evaluates and updates the whole contact and an ESP iteration is two passes over
+// the contacts; the paper's cheaper subproblems (A_nn, A_tt) would need row-restricted
+// velocity() / applied() calls in contact_operator.h.
 #include "cpu_clock.h"
+#include "normal_pgs.h"
+#include "pgs_kernel.h"
+#include "sweep.h"
+#include "thread_scratch.h"
 
 #include <coulomb/contact_coloring.h>
-#include <type_traits>
-#include <coulomb/island_solve.h>
 #include <coulomb/merit.h>
 #include <coulomb/solver.h>
-#include <tbb/parallel_for.h>
-
-#include "sweep_team.h"
-#include "thread_scratch.h"
+#include <coulomb/sweep_plan.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 namespace coulomb {
 
 namespace {
 
+using detail::boxed;
+using detail::pgs_contact;
+using detail::RowStep;
+using detail::SweepMax;
+using detail::ThetaShares;
 using pgs_detail::row_residual;
 using pgs_detail::solved_rows;
-
-// An impulse projected onto its box (seed 001 eq. 17): lambda_n >= 0, |lambda_j| <= mu_j lambda_n.
-inline Vec4 boxed(Vec4 l, const Vec3& mu) {
-  l[0] = std::max(0.0, l[0]);
-  for (int r = 1; r < 4; ++r) l[r] = std::clamp(l[r], -mu[r - 1] * l[0], mu[r - 1] * l[0]);
-  return l;
-}
 
 // Projects the impulses of contacts [begin, end) onto their boxes. Returns whether any impulse
 // changed.
@@ -116,160 +104,36 @@ bool project_onto_box(detail::SweepTeam& team, const Op& op, std::vector<Vec4>& 
   return std::any_of(changed.begin(), changed.end(), [](const auto& c) { return c.value; });
 }
 
-struct SweepResult {
-  double max_delta = 0.0;       // ||lambda^{k+1} - lambda^k||_inf over the swept rows
-  double max_lambda = 0.0;      // ||lambda^{k+1}||_inf over the swept rows
-  double theta_normal = 0.0;    // Track only: the normal rows' share of Theta (GSP error measure)
-  double theta_friction = 0.0;  // Track only: the friction rows' share
-};
-
-// One projected Gauss-Seidel pass (seed 001 algorithm lines 2-8 with line 2b's permutation) over
-// the contacts in `order`, solving rows First..Last of each (0..3: all; 0..0: the normal set;
-// 1..3: the friction set of eq. 21). With Track, also accumulates each set's share of Theta.
-// What a sweep needs of contact k's A_kk, computed once per solve (row_steps): h[r] = sor / A_rr,
-// or 0 for a row no body can respond to (A_rr <= 0; with sor > 0, h[r] > 0 exactly where
-// A_rr > 0), so that a sweep multiplies instead of dividing; and c = A_rq h[r] for the rows q
-// before r, the products the sweep's row steps take (the same bits: the sweep formed
-// A_rq * h_r itself). 80 bytes where the sweep read A_kk (128) and h (32): at 16,000 boxes the
-// sweeps stream their contacts' data from memory (issue 12, scaling), and GSP's tracking reads
-// A_kk itself.
-struct RowStep {
-  Vec4 h;
-  double c[6];  // (r, q) = (1, 0), (2, 0), (2, 1), (3, 0), (3, 1), (3, 2): c[r (r - 1) / 2 + q]
-  static constexpr int index(int r, int q) { return r * (r - 1) / 2 + q; }
-};
-
-// step[k] for contacts [begin, end) of a `step` already sized
+// PGS's sweeps (seed 001 algorithm lines 2-8 with line 2b's permutation): the kernel
+// (pgs_kernel.h) over rows First..Last of every contact, by the solve's schedule (sweep.h): in
+// `order`, or colour by colour on the team where there is a colouring. With Track (GSP), each
+// set's share of Theta into `theta`.
 template <class Op>
-void row_steps(const Op& op, double sor, std::vector<RowStep>& step, int begin, int end) {
-  for (int k = begin; k < end; ++k) {
-    const Mat4& A = op.diag(k);
-    RowStep& st = step[std::size_t(k)];
-    for (int r = 0; r < 4; ++r) {
-      const double a = A(r, r);
-      st.h[r] = a > 0.0 ? sor / a : 0.0;
-      for (int q = 0; q < r; ++q) st.c[RowStep::index(r, q)] = A(r, q) * st.h[r];
-    }
-  }
-}
+struct Sweeps {
+  Op& op;
+  std::vector<Vec4>& lambda;
+  const std::vector<RowStep>& step;
+  const int* order;                  // null: the identity
+  const ContactColoring* coloring;   // null: in order
+  detail::SweepTeam& team;
+  std::vector<detail::Padded<SweepMax>> member_max{};
+  ThetaShares theta{};
 
-template <int First, int Last, bool Track, class Op>
-void sweep_contact(Op& op, std::vector<Vec4>& lambda, int k, const std::vector<RowStep>& step, SweepResult& s) {
-  {
-    Vec4& l = lambda[std::size_t(k)];
-    const RowStep& st = step[std::size_t(k)];
-    const Vec4& h_r = st.h;
-    const Vec3& mu = op.mu(k);
-    Vec4 v = op.velocity(k, lambda);
-    const int rows = solved_rows(mu);  // no torsion row without torsional friction
-    const int end = std::min(Last + 1, rows);
-    if constexpr (!Track) {
-      // The same steps with each row's velocity taken apart: x_r = (l_r - v_r h_r) - sum over the
-      // rows q before r of (A_rq h_r) d_q, so that a row waits on the previous row's step through
-      // one product and one subtraction, where v += A.col(q) d_q and then l_r - v_r h_r took two
-      // of each: the rows of a contact are the sweep's longest chain (issue 12, sixteenth
-      // session). Rows unrolled with compile-time indices keep the steps in registers.
-      double d[4] = {0.0, 0.0, 0.0, 0.0};
-      // the contact's largest step and impulse, kept in registers and merged into s once: s lives
-      // in memory, and a maximum per row through it chained every row of the sweep to the last
-      // through a store and a load (the same maxima, exact in any order)
-      double max_delta = 0.0, max_lambda = 0.0;
-      const auto row = [&](auto index) {
-        constexpr int r = decltype(index)::value;
-        if constexpr (r >= First && r <= Last) {
-          if (r >= end || !(h_r[r] > 0.0)) return;  // a row no body can respond to
-          // eq. 16-17 with the SOR splitting (18c), projected on the box of pgs_detail::row_bounds
-          double x = l[r] - v[r] * h_r[r];
-          if constexpr (r > First) x -= st.c[RowStep::index(r, First)] * d[First];
-          if constexpr (r > First + 1) x -= st.c[RowStep::index(r, First + 1)] * d[First + 1];
-          if constexpr (r > First + 2) x -= st.c[RowStep::index(r, First + 2)] * d[First + 2];
-          if constexpr (r == 0) x = std::max(0.0, x);
-          else x = std::clamp(x, -mu[r - 1] * l[0], mu[r - 1] * l[0]);
-          d[r] = x - l[r];
-          l[r] = x;
-          max_delta = std::isfinite(d[r]) ? std::max(max_delta, std::abs(d[r])) : std::numeric_limits<double>::infinity();
-          max_lambda = std::max(max_lambda, std::abs(x));
-        }
-      };
-      row(std::integral_constant<int, 0>{});
-      row(std::integral_constant<int, 1>{});
-      row(std::integral_constant<int, 2>{});
-      row(std::integral_constant<int, 3>{});
-      s.max_delta = std::max(s.max_delta, max_delta);
-      s.max_lambda = std::max(s.max_lambda, max_lambda);
-      if (d[0] != 0.0 || d[1] != 0.0 || d[2] != 0.0 || d[3] != 0.0) op.applied(k, Vec4(d[0], d[1], d[2], d[3]));
-      return;
+  template <int First, int Last, bool Track = false>
+  SweepMax run() {
+    const auto kernel = [&](int k, SweepMax& m) { pgs_contact<First, Last, Track>(op, lambda, step, k, m, theta); };
+    if constexpr (!Track) {  // GSP has no colouring (plan_sweep)
+      if (coloring)
+        return detail::colored_sweep(team, *coloring, op, member_max, kernel, [&](int k) {
+          __builtin_prefetch(&lambda[std::size_t(k)], 1);  // the kernel's own data, with the operator's
+          const char* st = reinterpret_cast<const char*>(&step[std::size_t(k)]);
+          __builtin_prefetch(st);  // 80 bytes: the two lines they may span
+          __builtin_prefetch(st + 79);
+        });
     }
-    // Track (GSP): the velocity itself, whose residuals the error measure reads
-    const Mat4& A = op.diag(k);
-    Vec4 dl = Vec4::Zero();
-    for (int r = First; r < end; ++r) {
-      if (!(A(r, r) > 0.0)) continue;  // a row no body can respond to
-      if constexpr (Track) {
-        const double h = row_residual(l, v, mu, r);  // seed 001 eq. 22, before the update
-        (r == 0 ? s.theta_normal : s.theta_friction) += 0.5 * h * h;
-      }
-      // eq. 16-17 with the SOR splitting (18c): a relaxed Gauss-Seidel step, projected on the box
-      // of pgs_detail::row_bounds (written out: a clamp to +inf for the normal row costs ~2%)
-      double x = l[r] - v[r] * h_r[r];
-      x = r == 0 ? std::max(0.0, x) : std::clamp(x, -mu[r - 1] * l[0], mu[r - 1] * l[0]);
-      const double d = x - l[r];
-      l[r] = x;
-      dl[r] += d;
-      v += A.col(r) * d;  // the other rows of this contact see the change at once
-      // a NaN step must not read as a zero step (std::max drops NaN)
-      s.max_delta = std::isfinite(d) ? std::max(s.max_delta, std::abs(d)) : std::numeric_limits<double>::infinity();
-      s.max_lambda = std::max(s.max_lambda, std::abs(x));
-    }
-    if constexpr (Track) {
-      for (int r = 0; r < rows; ++r) {
-        if ((r >= First && r < end) || !(A(r, r) > 0.0)) continue;
-        const double h = row_residual(l, v, mu, r);  // the other set, after this contact's update
-        (r == 0 ? s.theta_normal : s.theta_friction) += 0.5 * h * h;
-      }
-    }
-    if (dl != Vec4::Zero()) op.applied(k, dl);
+    return detail::ordered_sweep(op, order, op.size(), kernel);
   }
-}
-
-// In a large problem each contact's bodies are asked for kPrefetchContacts contacts ahead
-// (op.prefetch: a hint, the same bits): contacts come sorted by body ids, so body_b jumps about
-// memory, and the bodies of a large problem outgrow the caches (issue 12, the scaling scene).
-template <int First, int Last, bool Track, class Op>
-SweepResult sweep(Op& op, std::vector<Vec4>& lambda, const std::vector<int>& order, const std::vector<RowStep>& step) {
-  SweepResult s;
-  detail::for_each_asking_ahead(op, order.data(), int(order.size()),
-                                [&](int k) { sweep_contact<First, Last, Track>(op, lambda, k, step, s); },
-                                [&](int k) { op.prefetch(k); });
-  return s;
-}
-
-// The same sweep colour by colour on the team (sweep_team.h). max_delta and max_lambda are
-// maxima, exact in any order: the result is that of one thread, bit for bit.
-template <int First, int Last, class Op>
-SweepResult colored_sweep(Op& op, std::vector<Vec4>& lambda, const ContactColoring& c, const std::vector<RowStep>& step,
-                          detail::SweepTeam& team, std::vector<detail::Padded<SweepResult>>& acc) {
-  acc.assign(std::size_t(team.size()), {});
-  detail::colored_sweep(team, c, op, [&](const int* contacts, int n, int member) {
-    SweepResult s;
-    detail::for_each_in_run(op, contacts, n, [&](int k) { sweep_contact<First, Last, false>(op, lambda, k, step, s); },
-                            [&](int k) {  // the solver's own per-contact data, with the operator's
-                              __builtin_prefetch(&lambda[std::size_t(k)], 1);
-                              const char* st = reinterpret_cast<const char*>(&step[std::size_t(k)]);
-                              __builtin_prefetch(st);  // 80 bytes: the two lines they may span
-                              __builtin_prefetch(st + 79);
-                            });
-    SweepResult& m = acc[std::size_t(member)].value;
-    m.max_delta = std::max(m.max_delta, s.max_delta);
-    m.max_lambda = std::max(m.max_lambda, s.max_lambda);
-  });
-  SweepResult s;
-  for (const auto& a : acc) {
-    s.max_delta = std::max(s.max_delta, a.value.max_delta);
-    s.max_lambda = std::max(s.max_lambda, a.value.max_lambda);
-  }
-  return s;
-}
+};
 
 // What a solve reports of its returned impulses, from one pass over the contacts on the team
 // (each v = A lambda + b from the operator's current w): each contact's share of Theta (seed 001
@@ -362,7 +226,6 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   // it coloured the contacts; they also take the passes over all contacts at the end
   detail::SweepTeam own_team(1);
   detail::SweepTeam& team = coloring && shared_team ? *shared_team : own_team;
-  std::vector<detail::Padded<SweepResult>> member_results;
 
   // (the thread's scratch, thread_scratch.h: every entry is written before it is read)
   detail::ThreadScratch<PgsScratch> kept;
@@ -374,7 +237,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   // the first reset
   detail::colored_reset(team, coloring, op, lambda, [&](int k, int) {
     project_onto_box(op, lambda, k, k + 1);
-    row_steps(op, opt.pgs.sor, step, k, k + 1);
+    detail::row_steps(op, opt.pgs.sor, step, k, k + 1);
   });
 
   // the permutation Pi of seed 001 section 5, once per solve
@@ -389,9 +252,7 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
     order = pgs_detail::identity_order(nc);
   }
 
-  const auto small = [&](double delta, double max_lambda) {
-    return delta <= opt.abs_tol || delta <= opt.rel_tol * max_lambda;
-  };
+  const auto small = [&](double delta, double max_lambda) { return detail::small_step({delta, max_lambda}, opt.abs_tol, opt.rel_tol); };
   // the step test, or with merit_tol the FCLib merit every kMeritCheckInterval iterations (merit.h)
   const auto stop = [&](bool own_test) {
     return stopping_test_met(op, lambda, opt.merit_tol, stats.iterations, own_test);
@@ -405,83 +266,72 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
   FinalTerms& final = kept->final;
   bool closed = false;  // the final terms came with the sweeps (the windowed loop's closing stage)
   stats.converged = nc == 0 && nj == 0;
+  Sweeps<Op> sweeps{op, lambda, step, coloring ? nullptr : order.data(), coloring, team};
   const double loop_start = nc > 0 ? detail::process_cpu_ms() : 0.0;  // a solve without contacts has no sweep cost to time
-  if (nc > 0 && opt.pgs.ordering == PgsOrdering::Esp) {
-    for (int it = 0; it < opt.max_iterations; ++it) {
-      const SweepResult n = sweep<0, 0, false>(op, lambda, order, step);  // eq. 20
-      const SweepResult f = sweep<1, 3, false>(op, lambda, order, step);  // eq. 21
-      const JointSweep j = joints();
-      stats.iterations = it + 1;
-      if (stop(small(std::max({n.max_delta, f.max_delta, j.max_delta}),
-                     std::max({n.max_lambda, f.max_lambda, j.max_lambda})))) {
-        stats.converged = true;
-        break;
-      }
-      record(it);
-    }
-  } else if (nc > 0 && opt.pgs.ordering == PgsOrdering::Gsp) {
+  if (nc > 0 && opt.pgs.ordering == PgsOrdering::Gsp) {
     int set = 0;                      // 0: normal rows, 1: friction rows
     int previous = -1;                // the set of the previous sweep if it met the stopping test
     double set_max_lambda[2] = {0.0, 0.0};
     for (int it = 0; it < opt.max_iterations; ++it) {
-      const SweepResult s = set == 0 ? sweep<0, 0, true>(op, lambda, order, step)
-                                     : sweep<1, 3, true>(op, lambda, order, step);
+      sweeps.theta = {};
+      const SweepMax s = set == 0 ? sweeps.template run<0, 0, true>() : sweeps.template run<1, 3, true>();
       const JointSweep j = joints();  // joints join every set sweep
       stats.iterations = it + 1;
-      set_max_lambda[set] = s.max_lambda;  // the other set is unchanged since its last sweep
-      const bool met = small(std::max(s.max_delta, j.max_delta),
-                             std::max({set_max_lambda[0], set_max_lambda[1], j.max_lambda}));
+      set_max_lambda[set] = s.lambda;  // the other set is unchanged since its last sweep
+      const bool met = small(std::max(s.delta, j.max_delta), std::max({set_max_lambda[0], set_max_lambda[1], j.max_lambda}));
       if (stop(met && previous == 1 - set)) {
         stats.converged = true;
         break;
       }
       record(it);
-      const double own = set == 0 ? s.theta_normal : s.theta_friction;
-      const double other = set == 0 ? s.theta_friction : s.theta_normal;
+      const double own = set == 0 ? sweeps.theta.normal : sweeps.theta.friction;
+      const double other = set == 0 ? sweeps.theta.friction : sweeps.theta.normal;
       previous = met ? set : -1;
       if (met || !(own > other)) set = 1 - set;  // greedy: the set with the larger error next
     }
   } else if (reach && nc > 0) {
     if constexpr (std::is_same_v<Op, MatrixFreeOperator>) {  // the only operator with bodies
-      // windowed sweeps (solve_pgs decides: the default order, no joints, no history, the own test;
-      // banded_sweeps.h): wavefronts of `group` sweeps with the plain sweeps' results, bit for bit,
-      // going back to a wavefront's start where the test stopped a sweep inside it; the final
-      // terms as the last wavefront's closing stage, in the window (the order is the identity)
+      // windowed (plan_sweep: the default order, no joints, no history, the own test): the plain
+      // sweeps' results, bit for bit; the final terms as the last wavefront's closing stage, in
+      // the window (the order is the identity)
       prepare_final_terms(final, std::size_t(nc), 1, merit_wanted);
       std::vector<Vec4> l0;
       std::vector<Vec6> w0;
-      std::vector<SweepResult> result;
-      const detail::WindowedRun run = detail::windowed_sweeps(
-          *reach, opt.max_iterations, detail::kVelocityTile,
-          detail::wavefront_group(*reach, detail::kVelocityTile, detail::kVelocityWindow),
-          [&](int g) {
+      const detail::WindowedRun run = detail::windowed_sweep(
+          *reach, opt.max_iterations, sweep_limits::kVelocityTile, sweep_limits::kVelocityWindow,
+          [&] {
             l0 = lambda;
             op.copy_response(w0);
-            result.assign(std::size_t(g), SweepResult{});
           },
-          [&](int j, int begin, int end) {
-            SweepResult& r = result[std::size_t(j)];
-            detail::for_each_asking_ahead(op, order.data() + begin, end - begin,
-                                          [&](int k) { sweep_contact<0, 3, false>(op, lambda, k, step, r); },
-                                          [&](int k) { op.prefetch(k); });
-          },
-          [&](int j) { return small(result[std::size_t(j)].max_delta, result[std::size_t(j)].max_lambda); },
           [&] {
             lambda = l0;
             op.set_response(w0);
           },
+          [&](int begin, int end, SweepMax& m) {
+            m.merge(detail::ordered_sweep(op, order.data() + begin, end - begin, [&](int k, SweepMax& r) {
+              pgs_contact<0, 3, false>(op, lambda, step, k, r, sweeps.theta);
+            }));
+          },
+          [&](const SweepMax& m) { return detail::small_step(m, opt.abs_tol, opt.rel_tol); },
           [&](int begin, int end) { final_terms_of(std::as_const(op), lambda, merit_wanted, opt.abs_tol, final, begin, end, 0); });
       stats.iterations = run.iterations;
       stats.converged = run.converged;
       closed = run.closed;
     }
   } else {
+    // one iteration: every contact's rows, or with ESP (eq. 19-21) the normal rows of all
+    // contacts (eq. 20), then their friction rows (eq. 21); the joints after the contacts
+    const auto iteration = [&] {
+      if (opt.pgs.ordering != PgsOrdering::Esp) return sweeps.template run<0, 3>();
+      SweepMax s = sweeps.template run<0, 0>();
+      s.merge(sweeps.template run<1, 3>());
+      return s;
+    };
     for (int it = 0; it < opt.max_iterations && nc + nj > 0; ++it) {
-      const SweepResult s = coloring ? colored_sweep<0, 3>(op, lambda, *coloring, step, team, member_results)
-                                     : sweep<0, 3, false>(op, lambda, order, step);
+      const SweepMax s = iteration();
       const JointSweep j = joints();
       stats.iterations = it + 1;
-      if (stop(small(std::max(s.max_delta, j.max_delta), std::max(s.max_lambda, j.max_lambda)))) {
+      if (stop(small(std::max(s.delta, j.max_delta), std::max(s.lambda, j.max_lambda)))) {
         stats.converged = true;
         break;
       }
@@ -527,9 +377,8 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
 // A frictionless problem (every mu zero, no joints: post-stabilisation's gap problem, seed 000
 // eq. 49-50) solves only its normal rows, so a sweep needs of each contact only row 0 of J and
 // column 0 of M^-1 J^T. The matrix-free operator would stream the whole ContactRows (304 bytes),
-// A_kk and the 4-vectors for it; packed normal rows (contact_problem.h NormalRow) are 160 bytes
-// (issue 12: at the funnel's landing the gap problem holds ~20,000 contacts, 10 MB of ContactRows
-// per sweep, which outgrow the caches). The arithmetic is pgs()'s for row 0, term for term (the
+// A_kk and the 4-vectors for it; packed normal rows (contact_problem.h NormalRow) are 160 bytes.
+// The arithmetic is pgs()'s for row 0, term for term (the
 // other rows' terms are exact zeros), so the impulses are the same, where the problem keeps its
 // I^-1 A^T (ContactProblem::angular; a larger one's general path applies I^-1 (A^T l), rounded
 // differently from this path's (I^-1 A^T) l); what this path leaves out it does not support:
@@ -546,15 +395,6 @@ bool frictionless(const ContactProblem& p, const SolverOptions& opt) {
 }  // namespace
 
 namespace {
-
-// Whether solve_pgs sweeps a problem in windows (banded_sweeps.h): beyond the caches, in the
-// default order, without what the windowed loop leaves out (joints, which every sweep ends with;
-// the history; the merit test every few sweeps).
-bool windowed(const ContactProblem& p, const SolverOptions& opt) {
-  return std::size_t(p.num_contacts()) * detail::kVelocityContactBytes >= detail::kBandedSweepBytes &&
-         opt.pgs.ordering == PgsOrdering::Default && !opt.graph_coloring && p.joints.count() == 0 && !opt.record_history &&
-         !(opt.merit_tol > 0.0);
-}
 
 // The sweep reach of p's contacts in their order: a side moves where its body has an inverse
 // mass (the operator writes no other: MatrixFreeOperator::applied)
@@ -576,14 +416,15 @@ SolverStats solve_pgs(const ContactProblem& p, const SolverOptions& opt, Contact
   if (frictionless(p, opt)) return detail::frictionless_pgs(p, opt, sol);
   MatrixFreeOperator op(p, &sol.joint_lambda);
   SolverStats stats;
-  if (opt.graph_coloring && opt.pgs.ordering == PgsOrdering::Default) {
+  const SweepPlan plan = plan_sweep({SweepKernel::Pgs, p.num_contacts(), p.joints.rows()}, opt);
+  if (plan.schedule == SweepSchedule::Colored) {
     const auto t0 = std::chrono::steady_clock::now();
     detail::SweepTeam team(opt.threads);
     detail::ThreadScratch<ContactColoring> coloring;  // kept per thread (thread_scratch.h)
     color_contacts(p, *coloring);
     stats = pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point, &*coloring, &team);
     stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();  // with the colouring
-  } else if (windowed(p, opt)) {
+  } else if (plan.schedule == SweepSchedule::Windowed) {
     const std::vector<int> reach = velocity_reach(p);
     stats = pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point, nullptr, nullptr, &reach);
   } else {

@@ -17,15 +17,13 @@
 // sweep goes colour by colour of the contact graph (contact_coloring.h), each colour in
 // parallel: also identical for every thread count.
 #include "cpu_clock.h"
-#include "sweep_team.h"
+#include "sweep.h"
 #include "thread_scratch.h"
 
 #include <coulomb/contact_coloring.h>
 #include <coulomb/merit.h>
 #include <coulomb/prox.h>
 #include <coulomb/solver.h>
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include <Eigen/Cholesky>
@@ -330,10 +328,10 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
   // starts them before it colours the contacts, so that they are awake for the first pass.
   detail::SweepTeam own_team(1);
   detail::SweepTeam& team = coloring && shared_team ? *shared_team : own_team;
-  std::vector<detail::Padded<std::array<double, 2>>> member_max(std::size_t(team.size()));
+  std::vector<detail::Padded<double>> member_scale(std::size_t(team.size()));
   // each contact's r-factors and its warm start made feasible, in the same pass as the first reset
   auto setup = [&](int k, int member) {
-    double& scale = member_max[std::size_t(member)].value[0];  // of the impulses: |lambda^0| and |R b|
+    double& scale = member_scale[std::size_t(member)].value;  // of the impulses: |lambda^0| and |R b|
     const auto i = std::size_t(k);
     make_r(op.diag(k), op.mu(k), opt.prox, global_r, R[i], metric[i]);
     lambda[i] = feasible(lambda[i], op.mu(k));
@@ -342,7 +340,8 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
   const auto reset = [&] { detail::colored_reset(team, coloring, op, lambda); };
   detail::colored_reset(team, coloring, op, lambda, setup);
   double scale = op.joint_scale();
-  for (const auto& m : member_max) scale = std::max(scale, m.value[0]);
+  for (const auto& m : member_scale) scale = std::max(scale, m.value);
+  std::vector<detail::Padded<detail::SweepMax>> member_max;  // a coloured sweep's
   double r_scale = 1.0;  // R = r_scale * R0; back-tracking multiplies it by nu
 
   std::vector<Vec4>& next = scratch->next;
@@ -368,51 +367,39 @@ SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, st
       // of lambda^k into next is needed only where velocity() reads the impulses themselves.
       if constexpr (!std::is_same_v<Op, MatrixFreeOperator>) next = lambda;
       // d = lambda^{k+1} - lambda^k: the residual of eq. 27 is taken here, not in a second pass
-      const auto update = [&](int k, double& delta, double& largest) {
+      const auto update = [&](int k, detail::SweepMax& m) {
         const auto i = std::size_t(k);
         const Vec4 v = op.velocity(k, next);
         const Vec4 l = prox_update(lambda[i], v, R[i], metric[i], r_scale, true);
         const Vec4 d = l - lambda[i];
         next[i] = l;
         if (d != Vec4::Zero()) op.applied(k, d);
-        delta = std::max(delta, d.cwiseAbs().maxCoeff());
-        largest = std::max(largest, l.cwiseAbs().maxCoeff());
+        m.delta = std::max(m.delta, d.cwiseAbs().maxCoeff());
+        m.lambda = std::max(m.lambda, l.cwiseAbs().maxCoeff());
       };
-      if (!coloring) {
-        for (int k = 0; k < nc; ++k) update(k, r_next, max_lambda);
-      } else {
-        // colour by colour on the team (sweep_team.h): a colour's contacts share no moving body,
-        // so the result is one thread's, bit for bit
-        member_max.assign(std::size_t(team.size()), {});  // per member: max |d|, max |lambda|
-        detail::colored_sweep(team, *coloring, op, [&](const int* contacts, int n, int member) {
-          double delta = 0.0, largest = 0.0;
-          detail::for_each_in_run(op, contacts, n, [&](int k) { update(k, delta, largest); }, [&](int k) {
-            const auto i = std::size_t(k);  // the solver's own per-contact data, with the operator's
-            __builtin_prefetch(&lambda[i]);
-            __builtin_prefetch(&next[i], 1);
-            __builtin_prefetch(&R[i]);
-            __builtin_prefetch(reinterpret_cast<const char*>(&R[i]) + sizeof(ContactR) - 1);
-          });
-          auto& m = member_max[std::size_t(member)].value;
-          m[0] = std::max(m[0], delta);
-          m[1] = std::max(m[1], largest);
-        });
-        for (const auto& m : member_max) {
-          r_next = std::max(r_next, m.value[0]);
-          max_lambda = std::max(max_lambda, m.value[1]);
-        }
-      }
+      const detail::SweepMax s =
+          coloring ? detail::colored_sweep(team, *coloring, op, member_max, update,
+                                           [&](int k) {
+                                             const auto i = std::size_t(k);  // the kernel's own data
+                                             __builtin_prefetch(&lambda[i]);
+                                             __builtin_prefetch(&next[i], 1);
+                                             __builtin_prefetch(&R[i]);
+                                             __builtin_prefetch(reinterpret_cast<const char*>(&R[i]) + sizeof(ContactR) - 1);
+                                           })
+                   : detail::ordered_sweep(op, nullptr, nc, update);
+      r_next = s.delta;
+      max_lambda = s.lambda;
     } else {
       // algorithm 1: every contact from lambda^k
-      auto sweep = [&](const tbb::blocked_range<int>& range) {
-        for (int k = range.begin(); k != range.end(); ++k) {
+      const auto sweep = [&](int begin, int end) {
+        for (int k = begin; k != end; ++k) {
           const auto i = std::size_t(k);
           velocity[i] = op.velocity(k, lambda);
           next[i] = prox_update(lambda[i], velocity[i], R[i], metric[i], r_scale, false);
         }
       };
-      if (opt.threads > 1) arena.execute([&] { tbb::parallel_for(tbb::blocked_range<int>(0, nc, 64), sweep); });
-      else sweep(tbb::blocked_range<int>(0, nc));
+      if (opt.threads > 1) arena.execute([&] { detail::jacobi_sweep(nc, opt.threads, sweep); });
+      else detail::jacobi_sweep(nc, 1, sweep);
     }
     if (nj > 0) {
       const JointSweep js = gauss_seidel ? op.template sweep_joints<true>(joint_lambda, joint_next, r_scale)

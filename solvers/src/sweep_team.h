@@ -1,5 +1,6 @@
-// A team of threads for the passes and colour stages of one Gauss-Seidel solve (issue 12; the
-// idea of Box2D v3's solver stages, src/solver.c: b2ExecuteMainStage / b2ExecuteStage).
+// A team of threads for the passes and colour stages of one Gauss-Seidel solve (the idea of
+// Box2D v3's solver stages, src/solver.c: b2ExecuteMainStage / b2ExecuteStage); the sweep
+// layer's coloured schedule (sweep.h) runs on it.
 //
 // The calling thread drives; the helpers live for the whole solve and spin between stages. Two
 // kinds of stage:
@@ -10,10 +11,9 @@
 //    contacts (team_pass) use it until every helper has started.
 //  - run_phases(): phases with a barrier between them, each member its own share of each (the
 //    colours of a sweep, colored_sweep below). One publication per sweep, and a barrier is a
-//    store to the member's own cache line and a read of the others'; a run() stage per colour
-//    cost the publication, the claims and the counts done (~0.9 us an empty stage here, six a
-//    sweep on the Wall). It waits for every member, so it is used only once every helper has
-//    started (assembled()); before that the caller sweeps alone.
+//    store to the member's own cache line and a read of the others', where a run() stage per
+//    colour would cost a publication, claims and counts. It waits for every member, so it is
+//    used only once every helper has started (assembled()); before that the caller sweeps alone.
 //
 // Which member runs what must not change what a block does beyond order-free reductions
 // (maxima), so that a solve is the same bit for bit on any thread count. A block must not throw:
@@ -22,14 +22,14 @@
 //
 // The stage's closures live on the caller's stack and every member reads them. The caller moves
 // its stack pointer down by kStackGap before it works on a stage, so that its own frames (a
-// sweep's running maxima, return addresses) never share a cache line with them: without the
-// gap, a build where they did made the Wall's 2-thread pgs solve twice as slow (0.41 against
-// 0.20 ms), the helper's every read of a closure pulling the line back from the caller's core.
+// sweep's running maxima, return addresses) never share a cache line with them: a helper's
+// every read of a closure would otherwise pull the line back from the caller's core.
 #pragma once
 #include "thread_scratch.h"
 
 #include <coulomb/contact_coloring.h>
 #include <coulomb/merit.h>
+#include <coulomb/sweep_plan.h>
 #include <tbb/task_group.h>
 
 #include <algorithm>
@@ -45,14 +45,6 @@
 
 namespace coulomb::detail {
 
-// How many contacts ahead a coloured sweep asks for a contact's data (op.prefetch_contact): a
-// colour lists its contacts far apart in memory, where the hardware prefetchers do not follow.
-// Only for problems whose sweep data (about 1 KB a contact) outgrows a core's L2 cache: on
-// spheres.json (6,323 contacts) pgs:10 solves took 3.38 against 4.02 ms on 1 thread and 2.62
-// against 2.85 on 2 (issue 12); a problem that stays in the caches would only pay for them.
-inline constexpr int kPrefetchContacts = 8;
-inline constexpr int kPrefetchFromContacts = 2048;
-
 // contacts per block of a pass over all contacts (velocities, merit terms, r-factors)
 inline constexpr int kTeamPassBlock = 256;
 
@@ -62,7 +54,7 @@ struct alignas(64) Padded {
   T value{};
 };
 
-// How colored_sweep shares the colours among the members (issue 12, ninth session). Member m
+// How colored_sweep shares the colours among the members. Member m
 // sweeps units [unit(g, m), unit(g, m + 1)) of colour g. Chosen once per colouring, the first
 // of these that fits:
 //  - Self-synced with common cuts, when fewer than 1/4 of the units are dependent and the
@@ -74,29 +66,17 @@ struct alignas(64) Padded {
 //    (SweepTeam::run_phases, self_synced). Each unit still follows every unit of an earlier
 //    colour that it shares a body with, and precedes every later one, as in one thread's colour
 //    order: the body's last writer was the member itself (program order; that member waited
-//    before any dependent unit of its own), or another member, which the wait covers. The Wall
-//    (213 units, 22-24 dependent): each member had waited 1,000-1,300 cycles at each barrier,
-//    about 14% of its 7,400 cycles of work per colour; its prox-gs:100 2-thread solve went from
-//    1.95-2.04 to 1.78-1.93 ms (three five-run medians each, the two alternating). The cuts are
-//    common because contact indices follow the bodies: a member then keeps the same contacts,
-//    and mostly the same bodies, in every colour, and their impulses' and velocities' cache lines
-//    stay in its core. Cut at each colour's half instead, the units of a band around the middle
-//    went to one member in some colours and to the other in the rest: the Wall's 2-thread pgs:10
-//    solve took 0.190-0.192 against 0.187 ms, spheres.json's prox-gs:10 (200 steps) 2.84-3.04
-//    against 2.56-2.60 ms (two runs of three, switched inside one build), and 0.1954 against
-//    0.1938 and 2.887 against 2.742 ms (tools/bench/compare_builds, six and four alternating
-//    runs; seventeenth session).
+//    before any dependent unit of its own), or another member, which the wait covers. The cuts
+//    are common because contact indices follow the bodies: a member then keeps the same
+//    contacts, and mostly the same bodies, in every colour, and their cache lines stay in its
+//    core (cut at each colour's half, a band of units around the middle changes members).
 //  - Self-synced with each colour cut at its half (equal contact counts), when that has fewer
 //    than 1/4 of its units dependent.
 //  - Barriers and balanced cuts otherwise: a barrier after each colour, and after each sweep the
 //    cuts go halfway toward those that would have split each colour's measured time equally, the
-//    time taken as spread evenly over each run's contacts. spheres.json took this schedule while
-//    its bodies were numbered in generation order (about 2,780 of 6,270 units dependent); numbered
-//    in space (engine/README.md "Body ids") it has common cuts (about 745 of 6,360 dependent in
-//    its pgs:10 solves, twenty-second session). Its prox-gs:30 2-thread solve went
-//    from 6.34-6.69 to 6.17-6.36 ms with the balance (before colored_reset and the dominant-island
-//    rule of island_solve.cpp); self-synced, it took 5.42-5.56 against 5.10-5.29 ms balanced (with
-//    them; medians as for the Wall).
+//    time taken as spread evenly over each run's contacts (bodies numbered in generation order
+//    rather than in space, engine/README.md "Body ids", make most units dependent).
+// The 1/4 and kCommonSpan are the table's self_synced and common_span rows (sweep_plan.h).
 // Neither changes what a sweep computes (a colour's units share no moving body), so a solve is
 // the same bit for bit on any thread count and whatever the timings. The caller moves the cuts
 // between sweeps; the members only read them, and each writes its own times.
@@ -122,7 +102,7 @@ class ColorSchedule {
     if (members > 1) {
       place_common(c);
       mark_dependent(c);
-      if (self_synced_ && modelled_span(c) <= kCommonSpan) return;
+      if (self_synced_ && modelled_span(c) <= sweep_limits::kCommonSpan) return;
     }
     place(c);
     mark_dependent(c);
@@ -137,8 +117,8 @@ class ColorSchedule {
   // Self-synced: the contacts of c.order in another order within each member's run of each
   // colour, those of the run's units that wait for no one first, then those of its dependent
   // units from split(g, m) on (a run's position in c.order unchanged). One visit each, rather
-  // than one per stretch of consecutive units of a kind: on spheres.json a visit held about 7
-  // contacts, too few for the sweep's prefetch 8 contacts ahead (for_each_in_run) to begin.
+  // than one per stretch of consecutive units of a kind, each too short for the sweep's asking
+  // ahead (sweep.h colored_sweep) to begin.
   const int* synced_order() const { return order_.data(); }
   int split(int g, int m) const { return split_[index(g, m)]; }
   // the first unit of member i's run of colour g (i = members: one past the colour's last unit)
@@ -199,7 +179,7 @@ class ColorSchedule {
             }
             w = m;  // a colour's units share no moving body: no other unit of g reads it
           }
-    self_synced_ = members_ > 1 && 4 * count < units_;
+    self_synced_ = members_ > 1 && count < sweep_limits::kSelfSyncedDependent * units_;
     if (!self_synced_) return;
     // each run's contacts, those of its other units first, then those of its dependent ones
     order_.resize(c.order.size());
@@ -217,10 +197,6 @@ class ColorSchedule {
         }
       }
   }
-  // how much longer than an even share (contacts / members) a self-synced sweep with common cuts
-  // may be modelled to take (the Wall: 1.005, the Tower 1.035, spheres.json 1.000-1.001 in most
-  // steps)
-  static constexpr double kCommonSpan = 1.05;
   // every colour cut at the same contact indices: member i's units start in [i n / members,
   // (i + 1) n / members) (a colour lists its units in ascending contact order)
   void place_common(const ContactColoring& c) {
@@ -284,8 +260,7 @@ class SweepTeam {
  public:
   // threads: members including the caller (< 2: run() does all in the caller, no helper starts)
   // The helpers are tasks of the caller's TBB arena (World's --threads arena): a nested arena
-  // of its own made a worker move over for every solve, which took from nothing to milliseconds
-  // (measured: spheres 2-thread solves of 2.4 to 3.7 ms in three runs).
+  // of its own would make a worker move over for every solve.
   explicit SweepTeam(int threads) : threads_(threads < 1 ? 1 : threads) {
     for (int m = 1; m < threads_; ++m) helpers_.run([this, m] { member_loop(m); });
     schedule_->forget();
@@ -564,34 +539,6 @@ void colored_sweep(SweepTeam& team, const ContactColoring& c, const Op& op, Visi
   units(c.color_start[std::size_t(c.colors())], c.color_start[std::size_t(c.colors()) + 1], 0);
 }
 
-// f(k) for k = contacts[0 .. n), with ask(k') for the contact kPrefetchContacts ahead on problems
-// of at least kPrefetchFromContacts contacts (for_each_in_run; pgs's sweep in contact order asks
-// for the bodies only)
-template <class Op, class F, class G>
-void for_each_asking_ahead(const Op& op, const int* contacts, int n, F&& f, G&& ask) {
-  const bool ahead = op.size() >= kPrefetchFromContacts;
-  for (int e = 0; e < n; ++e) {
-    if (ahead && e + kPrefetchContacts < n) ask(contacts[e + kPrefetchContacts]);
-    f(contacts[e]);
-  }
-}
-
-// f(k) for the contacts k = contacts[0 .. n) of one run of colored_sweep, on problems beyond a
-// core's L2 asking for each contact's data kPrefetchContacts contacts ahead: the operator's
-// (op.prefetch_contact) and the solver's own (also(k): its impulses, r-factors, row steps). A
-// colour visits contacts far apart in memory, each array a cache miss of its own: on
-// spheres.json (200 steps, about 6,100 contacts once settled; median solve), the prox-gs:30
-// coloured solve took 10.34-10.58 ms on 1 thread with the rows, A_kk, b, mu, the body indices and
-// prox's impulses and r-factors asked for ahead, 10.94-11.01 with the rows and A_kk only (issue
-// 12, ninth session).
-template <class Op, class F, class G>
-void for_each_in_run(const Op& op, const int* contacts, int n, F&& f, G&& also) {
-  for_each_asking_ahead(op, contacts, n, f, [&](int k) {
-    op.prefetch_contact(k);
-    also(k);
-  });
-}
-
 // f(begin, end, member) over [0, n), items independent of each other: once every helper has
 // started, member m takes the m-th of equal slices in one phase (no claims; the slices follow
 // the index order as the sweeps' runs do, so a member mostly reads what it wrote in them), else
@@ -608,10 +555,8 @@ void team_pass(SweepTeam& team, int n, F&& f) {
 // op.reset(lambda) (w = M^-1 J^T lambda, seed 000 eq. 26) for a coloured solve, on the team: w
 // from zero, then each contact's impulse added with applied(), colour by colour, so that every
 // body sums its terms in the colour order on any thread count (op.reset sums them in index order,
-// in the caller alone). PROX's divergence test rolls a rejected sweep back with a reset; on
-// spheres.json's large island that was 9% of the sweeps, each reset 122-129 us in the caller
-// whether the solve had one thread or two (issue 12, ninth session). An operator with joint rows
-// resets as before: the joints are not coloured.
+// in the caller alone), and the resets of PROX's rejected sweeps are shared by the team. An
+// operator with joint rows resets as before: the joints are not coloured.
 // Without a colouring (c null), op.reset(lambda): the solve's reset either way.
 //
 // before(k, member), if given, is called for every contact k just before its impulse is read: a

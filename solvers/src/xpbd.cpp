@@ -25,6 +25,8 @@
 // whenever the sum over blocks of (gradient step . change) turns negative, the adaptive restart
 // that keeps APGD monotone in [MHNT15]. The Gauss-Seidel variant
 // applies each block at once (omega = 1, beta = 0, the paper's comparison).
+#include "sweep.h"
+
 #include <coulomb/element_constraint.h>
 #include <coulomb/position_problem.h>
 #include <coulomb/solver.h>
@@ -526,8 +528,8 @@ SolverStats Solver::run() {
       cur_element_.assign(p_.element_impulse.begin(), p_.element_impulse.end());
       cur_attach_.assign(p_.attachment_impulse.begin(), p_.attachment_impulse.end());
       cur_joint_.assign(p_.joint_impulse.begin(), p_.joint_impulse.end());
-      tbb::parallel_for(tbb::blocked_range<int>(0, n, 64), [&](const tbb::blocked_range<int>& range) {
-        for (int k = range.begin(); k < range.end(); ++k) {
+      detail::jacobi_sweep(n, o_.threads, [&](int begin, int end) {
+        for (int k = begin; k < end; ++k) {
           Slot* slots = slots_.data() + slot_start_[std::size_t(k)];
           change[std::size_t(k)] = update(k, o_.xpbd.omega / scale_[std::size_t(k)], beta, slots);
         }

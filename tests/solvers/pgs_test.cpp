@@ -2,6 +2,8 @@
 #include "../../solvers/src/banded_sweeps.h"
 #include "../../solvers/src/normal_pgs.h"
 
+#include <coulomb/sweep_plan.h>
+
 #include <coulomb/contact_assembly.h>
 #include <coulomb/island_solve.h>
 #include <coulomb/islands.h>
@@ -513,14 +515,14 @@ TEST(Pgs, WindowedFrictionalSweepsAreThePlainSweepsBitForBit) {
     assemble_contacts(g.model, g.st, u_free, g.contacts,
                       std::vector<ContactCoefficients>(g.contacts.size(), ContactCoefficients{Vec3(0.5, 0.5, 0.0), 0.0}),
                       AssemblySettings{}, p);
-    ASSERT_GE(std::size_t(p.num_contacts()) * detail::kVelocityContactBytes, detail::kBandedSweepBytes);
+    ASSERT_GE(std::size_t(p.num_contacts()) * sweep_limits::kVelocityContactBytes, sweep_limits::kWindowedBytes);
     std::vector<int> a(p.body_a), b(p.body_b);  // the moving sides, as solve_pgs finds them
     for (std::size_t k = 0; k < a.size(); ++k) {
       if (!(p.inv_mass[std::size_t(a[k])] > 0.0)) a[k] = -1;
       if (!(p.inv_mass[std::size_t(b[k])] > 0.0)) b[k] = -1;
     }
-    const int group = detail::wavefront_group(detail::sweep_reach(p.num_bodies(), a, b), detail::kVelocityTile,
-                                              detail::kVelocityWindow);
+    const int group = detail::wavefront_group(detail::sweep_reach(p.num_bodies(), a, b), sweep_limits::kVelocityTile,
+                                              sweep_limits::kVelocityWindow);
     if (chains) EXPECT_GT(group, 3);  // several sweeps a wavefront
     else EXPECT_LE(group, 2);  // reaches across most of the problem
     for (const double tol : {0.0, 3e-1, 1e-1, 1e-2, 1e-3, 1e-4}) {

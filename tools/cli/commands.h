@@ -121,6 +121,8 @@ ImportOptions import_options(const ImportArgs& args);
 // stderr unless `quiet`. Throws InputError or ImportError.
 SceneDef load_input(const RunArgs& args, bool quiet);
 int info(bool json);
+// `coulomb info --plan SCENE` (plan_command.cpp): the sweep plans after `steps` steps and the threshold table.
+int info_plan(const RunArgs& args, int steps);
 int fclib(const FclibArgs& args);
 // `coulomb sweep`: runs `python3 -m coulomb.sweep ARGS` (sweep_command.cpp); returns only on failure.
 int sweep(const std::vector<std::string>& args);

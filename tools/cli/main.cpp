@@ -176,6 +176,13 @@ int main(int argc, char** argv) {
   bool json = false;
   CLI::App* info = app.add_subcommand("info", "list solvers, integrators, shapes and build features");
   info->add_flag("--json", json, "print one JSON object");
+  coulomb::cli::RunArgs plan_args;
+  int plan_steps = 1;
+  info->add_option("--plan", plan_args.scene, "print the sweep plans of SCENE's contact solve (coulomb/sweep_plan.h)");
+  info->add_option("--steps", plan_steps, "--plan: steps before the plan is read (default 1)")->check(integer_in(1, 100000));
+  info->add_option("--solver", plan_args.solver, "--plan: solver instead of the scene's");
+  info->add_option("--threads", plan_args.threads, "--plan: threads (default 1)")->check(integer_in(1, 1024));
+  info->add_flag("--no-islands", plan_args.no_islands, "--plan: one global contact problem");
 
   coulomb::cli::FclibArgs fclib_args;
   CLI::App* fclib = app.add_subcommand("fclib", "solve FCLib local problems (HDF5) and compare merits with libfclib's");
@@ -246,5 +253,6 @@ int main(int argc, char** argv) {
     fclib_args.r_strategy = *coulomb::enum_from_string<coulomb::RStrategy>(r_strategy);
     return coulomb::cli::fclib(fclib_args);
   }
+  if (!plan_args.scene.empty()) return coulomb::cli::info_plan(plan_args, plan_steps);
   return coulomb::cli::info(json);
 }

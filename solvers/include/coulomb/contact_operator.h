@@ -1,12 +1,17 @@
 // The linear map lambda -> v = A lambda + b in the two forms the solvers work on
 // (seed 000 eq. 18, 22): matrix-free for scenes, assembled for FCLib problems.
 //
-// Both are small concrete classes with the same four calls, and every solver is a template over
+// Both are small concrete classes with the same calls, and every solver is a template over
 // them (STYLE.md lesson 5: no virtual call in an inner loop):
-//   reset(lambda)         make the operator consistent with a whole new lambda
-//   velocity(k, lambda)   v_k = (A lambda)_k + b_k for the current lambda
-//   applied(k, dlambda)   lambda_k changed by dlambda (Gauss-Seidel bookkeeping)
-//   diag(k), b(k), mu(k), size()
+//   size(), diag(k), b(k), mu(k)   the problem's blocks
+//   reset(lambda), clear()         make the operator consistent with a whole new lambda (clear:
+//                                  with zero, for a reset contact by contact through applied())
+//   velocity(k, lambda)            v_k = (A lambda)_k + b_k for the current lambda
+//   applied(k, dlambda)            lambda_k changed by dlambda (Gauss-Seidel bookkeeping)
+//   prefetch(k), prefetch_contact(k)   hints for the sweep layer (solvers/src/sweep.h)
+//   joint_rows(), joint_scale(), sweep_joints<GaussSeidel>(...)   the joint rows
+// The matrix-free operator also keeps w = M^-1 J^T lambda per body: copy_response() and
+// set_response() read and restore it.
 #pragma once
 #include <coulomb/contact_problem.h>
 
@@ -158,10 +163,9 @@ class MatrixFreeOperator {
   const ContactProblem& p_;
   const std::vector<double>* joint_lambda_ = nullptr;
   bool kept_ = false;  // p_.keeps_angular(): each contact's I^-1 A^T kept, else the bodies' I^-1
-  // w per body on a cache line of its own: 48-byte Vec6s packed two to a line made the threads
-  // of a colour stage (contact_coloring.h), which write different bodies, write the same lines
-  // (measured on the Wall, 2 threads: velocity() and the response took 1.7-1.8x their 1-thread
-  // time)
+  // w per body on a cache line of its own: 48-byte Vec6s packed two to a line would make the
+  // threads of a colour stage (contact_coloring.h), which write different bodies, write the same
+  // lines
   struct alignas(64) BodyVelocity {
     Vec6 v;
   };

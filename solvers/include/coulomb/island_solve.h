@@ -21,23 +21,21 @@ namespace coulomb {
 void extract_island_problem(const ContactProblem& global, const Islands& islands, int island, ContactProblem& out);
 
 // Sub-problems kept from one call to the next, so that the large islands' copies reuse their
-// memory instead of allocating (and page-faulting) a copy of most of the problem every step:
-// on 4000 boxes in a container that churn was 5% of the step (issue 12, tools/bench/scaling).
+// memory instead of allocating (and page-faulting) a copy of most of the problem every step.
 // The content of a reused sub-problem is rebuilt in full, so results do not depend on it.
 struct IslandScratch {
   std::vector<ContactProblem> problems;  // one per large island, in island order
   std::vector<ContactSolution> parts;
 };
 
-// Solves every island with `solve`. `solution` holds the warm start (global order) on entry
-// and the impulses on exit. Islands get opt.threads = 1, except one that holds at least half
-// of all contacts (prox-jacobi may then use its inner threads, which are deterministic too).
+// Solves every island with `solve`, as plan_islands (sweep_plan.h) says. `solution` holds the
+// warm start (global order) on entry and the impulses on exit. Islands get opt.threads = 1,
+// except the plan's threads_island (its solver may then use its inner threads, deterministic too).
 // Stats: iterations, residual = the largest over islands, converged = all of them,
 // divergence_detections summed, merit = the FCLib merit of the whole solution, history = the
 // per-iteration maximum over islands (an island that stopped keeps its last value).
-// `scratch` (optional) keeps the islands with at least 1/8 of the contacts between calls.
-// A problem whose largest island holds at least 15/16 of the contacts is solved whole, as `solve`
-// alone solves it (with opt.graph_coloring, as one coloured problem; island_solve.cpp says why).
+// `scratch` (optional) keeps the plan's kept islands between calls. A problem the plan solves
+// whole is solved as `solve` alone solves it (with opt.graph_coloring, as one coloured problem).
 SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Islands& islands,
                           const SolverOptions& opt, ContactSolution& solution, IslandScratch* scratch = nullptr);
 
@@ -48,8 +46,9 @@ SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Is
 // With `islands` (built over p.body_a, p.body_b), island by island in parallel as solve_islands
 // does, in place: no island is copied, each sweeps its contacts in global order and stops on its
 // own test; the islands' shared bodies must have no inverse mass in p (std::invalid_argument
-// otherwise), so that no two islands write one body. A problem whose largest island holds at
-// least 15/16 of the contacts, or no `islands`, is swept whole. The same bits on any thread count.
+// otherwise), so that no two islands write one body. Without `islands`, or where plan_islands
+// says whole, the problem is swept whole (windowed where plan_sweep says). The same bits on any
+// thread count.
 // Stats as solve_islands' (iterations the largest, residual the largest Theta, no merit: NaN).
 // `response`, when given, receives M^-1 J_n^T lambda per body as the sweeps kept it (what
 // NormalProblem::body_impulse_response forms again, rounded in the sweeps' order).
