@@ -108,7 +108,7 @@ struct Settling {
   double ke_last = 0.0;            // largest kinetic energy of the last 0.5 s (unit: J)
   double ratio() const { return ke_peak > 0.0 ? ke_last / ke_peak : 0.0; }
   std::string outcome() const {
-    return result.ok() ? "settled" : "stopped at step " + std::to_string(steps) + ": " + result.message;
+    return result.ok() ? "settled" : "stopped: " + result.message;
   }
 };
 
@@ -213,7 +213,7 @@ std::vector<Holding>& servo_table() {
 
 void print_servo_row(const Holding& h) {
   std::printf("%-11s %10.3g %10.3g  %s\n", h.solver.c_str(), h.sag, h.max_effort,
-              !h.result.ok() ? ("stopped at step " + std::to_string(h.steps) + ": " + h.result.message).c_str()
+              !h.result.ok() ? ("stopped: " + h.result.message).c_str()
               : h.sag < kMaxSag ? "held" : "sagged");
 }
 
