@@ -102,6 +102,7 @@ struct Settling {
   StepResult result;               // the first failed step's (ok when the run completed)
   std::vector<HealthFinding> findings;  // the failed step's health findings
   double depth = 0.0;              // deepest contact of the last 0.5 s (unit: m)
+  int contacts = -1;               // fewest contacts of a step of the last 0.5 s (it lies on the ground)
   double limit = 0.0;              // worst joint-limit violation of the run (unit: rad or m)
   int limited_joints = 0;          // (the minitaur's URDF gives its joints no bounds)
   double ke_peak = 0.0;            // largest kinetic energy of the run (unit: J)
@@ -121,15 +122,15 @@ void print_row(const Settling& s) {
   char limit[32] = "no limits";
   if (s.limited_joints > 0) std::snprintf(limit, sizeof limit, "%.3g", s.limit);
   if (s.result.ok())
-    std::printf("%-13s %-11s %10.3g %10s %10.3g %10.3g  %s\n", s.model.c_str(), s.solver.c_str(), s.depth, limit,
-                s.ke_peak, s.ratio(), s.outcome().c_str());
+    std::printf("%-13s %-11s %10.3g %8d %10s %10.3g %10.3g  %s\n", s.model.c_str(), s.solver.c_str(), s.depth,
+                s.contacts, limit, s.ke_peak, s.ratio(), s.outcome().c_str());
   else
-    std::printf("%-13s %-11s %10s %10s %10.3g %10s  %s\n", s.model.c_str(), s.solver.c_str(), "-", limit, s.ke_peak, "-",
-                s.outcome().c_str());
+    std::printf("%-13s %-11s %10s %8s %10s %10.3g %10s  %s\n", s.model.c_str(), s.solver.c_str(), "-", "-", limit,
+                s.ke_peak, "-", s.outcome().c_str());
 }
 void print_header() {
-  std::printf("%-13s %-11s %10s %10s %10s %10s  %s\n", "model", "solver", "depth_m", "limit_err", "ke_peak_J",
-              "ke_ratio", "outcome");
+  std::printf("%-13s %-11s %10s %8s %10s %10s %10s  %s\n", "model", "solver", "depth_m", "contacts", "limit_err",
+              "ke_peak_J", "ke_ratio", "outcome");
 }
 
 World load(const PassiveModel& m, const std::string& solver) {
@@ -170,6 +171,7 @@ Settling settle(const PassiveModel& m, const std::string& solver) {
     s.ke_peak = std::max(s.ke_peak, st.kinetic_energy);
     if (i >= s.planned - window) {
       s.depth = std::max(s.depth, st.max_penetration);
+      s.contacts = s.contacts < 0 ? st.contacts : std::min(s.contacts, st.contacts);
       s.ke_last = std::max(s.ke_last, st.kinetic_energy);
     }
   }
@@ -313,6 +315,7 @@ TEST_P(PassiveModelSettles, LandsAndComesToRestOrStopsReported) {
     std::printf("note: %s in %s was expected to stop and settled instead\n", model.name.c_str(), solver.c_str());
   EXPECT_EQ(s.steps, s.planned);
   EXPECT_LT(s.depth, kMaxDepth) << model.name << " " << solver;
+  EXPECT_GT(s.contacts, 0) << model.name << " " << solver << ": not on the ground";
   EXPECT_LT(s.limit, kMaxLimitError) << model.name << " " << solver;
   EXPECT_GT(s.ke_peak, 0.0) << model.name << " " << solver;
   EXPECT_LT(s.ratio(), kMaxEnergyRatio) << model.name << " " << solver;
