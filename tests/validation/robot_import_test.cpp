@@ -44,8 +44,8 @@ constexpr double kSettleWindow = 0.5;    // (unit: s)
 
 struct PassiveModel {
   std::string name, file;
-  // MJCF models whose root has no joint: this root body is made free (the gym models' free joint,
-  // which the bundled ant.xml and humanoid.xml leave out), so that the model falls
+  // MJCF models whose root has no joint (the bundled ant.xml has its free joint commented out,
+  // humanoid.xml has none): this root body is made free, so that the model falls
   std::string free_root;
   bool floating_base = false;  // URDF: the root link free, not welded to the world
   // the solvers of the fast suite (validation); the others run in the long suite
