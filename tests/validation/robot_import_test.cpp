@@ -220,7 +220,8 @@ void print_servo_row(const Holding& h) {
               : h.sag < kMaxSag ? "held" : "sagged");
 }
 
-Holding hold_kuka(const std::string& solver, std::vector<std::string> set = {}, double seconds = 2.0) {
+// (the long suite runs no KUKA test)
+[[maybe_unused]] Holding hold_kuka(const std::string& solver, std::vector<std::string> set = {}, double seconds = 2.0) {
   const fs::path file = kRobots / "urdf/kuka_iiwa/model.urdf";
   ImportResult r = import_model(file);
   Json& scene = r.scene;
@@ -260,7 +261,7 @@ Holding hold_kuka(const std::string& solver, std::vector<std::string> set = {}, 
 constexpr double kReach = 1.26;      // (unit: m)
 constexpr double kLean = 1.0;        // joint 2's target (unit: rad)
 
-Holding lean_kuka(const std::string& solver) {
+[[maybe_unused]] Holding lean_kuka(const std::string& solver) {
   const fs::path file = kRobots / "urdf/kuka_iiwa/model.urdf";
   ImportResult r = import_model(file);
   Json& scene = r.scene;
