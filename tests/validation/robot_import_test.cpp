@@ -181,7 +181,8 @@ Settling settle(const PassiveModel& m, const std::string& solver) {
 
 // ---- the KUKA arm on position servos ----
 
-const std::vector<std::string> kServoSolvers = {"pgs", "prox-gs", "prox-jacobi", "xpbd-jacobi", "newton-pcr", "cr-mlcp"};
+const std::vector<std::string> kServoSolvers = {"pgs",         "prox-gs",    "prox-jacobi",
+                                                "xpbd-jacobi", "newton-pcr", "cr-mlcp"};
 constexpr double kMaxSag = 0.001;  // (unit: m)
 // prox-jacobi's Jacobi sweeps leave the servo rows of the seven-link chain far from converged at
 // its default 100 sweeps: the arm falls over (the run is measured and the sag asserted, so that a
@@ -286,7 +287,8 @@ constexpr double kLean = 1.0;        // joint 2's target (unit: rad)
     ++h.steps;
     if (w.time() < 2.0) continue;
     double off = 0.0;
-    for (int k = 0; k < w.actuator_count(); ++k) off += std::abs(w.joint_state(w.actuator(k).joint).position - target[k]);
+    for (int k = 0; k < w.actuator_count(); ++k)
+      off += std::abs(w.joint_state(w.actuator(k).joint).position - target[k]);
     h.sag = std::max(h.sag, kReach * off);
     for (double e : w.actuator_efforts()) h.max_effort = std::max(h.max_effort, std::abs(e));
   }
@@ -298,13 +300,13 @@ class PrintTables : public ::testing::Environment {
  public:
   void TearDown() override {
     if (!passive_table().empty()) {
-      std::printf("\npassive models: deepest contact and kinetic energy over the last %.1f s, limit error over the run\n",
-                  kSettleWindow);
+      std::printf("\npassive models: deepest contact and kinetic energy over the last %.1f s, limit error over "
+                  "the run\n", kSettleWindow);
       print_header();
       for (const Settling& s : passive_table()) print_row(s);
     }
     if (!servo_table().empty()) {
-      std::printf("\nKUKA iiwa on position servos, 2 s\n%-24s %10s %10s  %s\n", "solver", "sag_m", "effort_Nm", "outcome");
+      std::printf("\nKUKA iiwa on position servos\n%-24s %10s %10s  %s\n", "solver", "sag_m", "effort_Nm", "outcome");
       for (const Holding& h : servo_table()) print_servo_row(h);
     }
   }
