@@ -6,6 +6,7 @@
 // threads are those of the caller's task arena (the World's).
 #include <coulomb/broadphase.h>
 #include <coulomb/detect.h>
+#include <coulomb/memory.h>
 #include <coulomb/narrowphase.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -21,8 +22,7 @@ constexpr std::size_t kPairsPerChunk = 32;  // a few microseconds of narrowphase
 constexpr std::size_t kBodiesPerChunk = 256;
 
 // contact_less order. The contacts are gathered pair by pair in the broadphase's sorted pair
-// order, so only each pair's few points need sorting (the Wall: 840 contacts sorted whole took 4%
-// of a pgs:10 step); a list out of pair order is sorted whole.
+// order, so only each pair's few points need sorting; a list out of pair order is sorted whole.
 void sort_contacts(std::vector<Contact>& out) {
   const auto pair_less = [](const Contact& x, const Contact& y) {
     return x.body_a < y.body_a || (x.body_a == y.body_a && x.body_b < y.body_b);
@@ -40,18 +40,20 @@ void sort_contacts(std::vector<Contact>& out) {
 }
 }  // namespace
 
-DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out, std::vector<std::pair<int, int>>* pairs_out,
-                            std::vector<double>* reach_out) {
+namespace {
+
+// The candidate pairs: the broadphase's over every body's box grown by margin, envelope and
+// reach, less the excluded pairs and those the collision filter or a missing shape rules out.
+std::vector<std::pair<int, int>> candidate_pairs(const DetectInput& in, std::vector<Aabb>& boxes) {
   const std::size_t nb = in.body_shape->size();
   const auto reach = [&](std::size_t i) { return in.reach ? (*in.reach)[i] : 0.0; };
-  std::vector<Aabb> boxes(nb);
+  boxes.resize(nb);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nb, kBodiesPerChunk), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t i = r.begin(); i != r.end(); ++i)
       boxes[i] = (*in.body_shape)[i] < 0  // no shape: a point, whose pairs are dropped below
                      ? Aabb{(*in.shape_pose)[i].p, (*in.shape_pose)[i].p}
                      : in.shapes->aabb((*in.body_shape)[i], (*in.shape_pose)[i], in.margin + in.envelope + reach(i));
   });
-
   std::vector<std::pair<int, int>> pairs;
   broadphase(in.broadphase, boxes, *in.is_static, pairs);
   if (in.excluded_pairs && !in.excluded_pairs->empty())
@@ -60,19 +62,44 @@ DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out, st
     });
   if (in.contype || std::any_of(in.body_shape->begin(), in.body_shape->end(), [](int s) { return s < 0; }))
     std::erase_if(pairs, [&](const std::pair<int, int>& p) { return !may_collide(in, p.first, p.second); });
+  return pairs;
+}
+
+// The narrowphase over the candidate pairs, in passes over the pairs whose reach grew, until no
+// body becomes touched: the first pass takes every pair, a later one the pairs next to a newly
+// touched body. Each pass's result for a pair replaces the earlier ones. Passes depend on the
+// contacts alone, and the chunks of a pass on its pair list, so the result does not depend on
+// the thread count.
+class PairPasses {
+ public:
+  PairPasses(const DetectInput& in, const std::vector<Aabb>& boxes, const std::vector<std::pair<int, int>>& pairs)
+      : in_(in), boxes_(boxes), pairs_(pairs), t_(in.travel), nb_(in.body_shape->size()), touched_(nb_, 0),
+        used_(pairs.size(), -1.0), pass_of_(pairs.size(), -1), newly_(nb_, 0) {
+    if (t_ && in.touched_hint)
+      for (std::size_t i = 0; i < nb_; ++i) touched_[i] = (*in.touched_hint)[i] && !(*in.is_static)[i];
+  }
+  void run();
+  void gather(std::vector<Contact>& out) const;  // each pair's last pass, in pair order
+  std::vector<double>& used() { return used_; }  // the reach each pair was last run with
+
+ private:
+  struct Found {
+    std::size_t pair;
+    Contact contact;
+  };
+  double reach(std::size_t i) const { return in_.reach ? (*in_.reach)[i] : 0.0; }
   // The gap between two bodies' boxes without their reach (grown by margin + envelope only, at
   // least the envelope the narrowphase adds to the pair's reach): a pair whose gap exceeds what
   // it can close has no contact, and skips the narrowphase. Falling bodies' boxes grow by their
-  // whole travel, so most of their broadphase pairs are such (the funnel: 20,869 pairs and
-  // 3,410 contacts at step 50).
-  const auto box_gap = [&](std::size_t a, std::size_t b) {
-    const Aabb &ba = boxes[a], &bb = boxes[b];
+  // whole travel, so most of their broadphase pairs are such.
+  double box_gap(std::size_t a, std::size_t b) const {
+    const Aabb &ba = boxes_[a], &bb = boxes_[b];
     const double ra = reach(a), rb = reach(b);
     double gap = 0.0;
     for (int k = 0; k < 3; ++k) gap = std::max({gap, (bb.lo[k] + rb) - (ba.hi[k] - ra), (ba.lo[k] + ra) - (bb.hi[k] - rb)});
     return gap;
-  };
-
+  }
+  double rotation(std::size_t a, std::size_t b) const { return (*in_.turn)[a] + (*in_.turn)[b] + in_.accel_reach; }
   // A pair's speculative reach (DetectInput::travel). While neither body's velocity changes in
   // the step, the pair can close only its relative travel t_a - t_b. A body with a contact that
   // can close ("touched") may be stopped within the step, as the lowest of a falling column is by
@@ -81,120 +108,147 @@ DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out, st
   // is linear in (s_a, s_b), so its length, and its component along any normal, is largest at a
   // corner of that box: t_a - t_b, t_a (b stopped), t_b (a stopped) or 0. Never more than the
   // sum of both reaches, the bound without relative motion.
-  const std::vector<Vec3>* t = in.travel;
-  std::vector<std::uint8_t> touched(nb, 0);  // dynamic bodies with a contact that can close
-  if (t && in.touched_hint)
-    for (std::size_t i = 0; i < nb; ++i) touched[i] = (*in.touched_hint)[i] && !(*in.is_static)[i];
-  const auto rotation = [&](std::size_t a, std::size_t b) { return (*in.turn)[a] + (*in.turn)[b] + in.accel_reach; };
-  const auto pair_reach = [&](std::size_t a, std::size_t b) {
+  double pair_reach(std::size_t a, std::size_t b) const {
     const double sum = reach(a) + reach(b);
-    if (!t) return sum;
-    double r = ((*t)[a] - (*t)[b]).norm();
-    if (touched[a]) r = std::max(r, (*t)[a].norm());
-    if (touched[b]) r = std::max(r, (*t)[b].norm());
+    if (!t_) return sum;
+    const std::vector<Vec3>& t = *t_;
+    double r = (t[a] - t[b]).norm();
+    if (touched_[a]) r = std::max(r, t[a].norm());
+    if (touched_[b]) r = std::max(r, t[b].norm());
     return std::min(r + rotation(a, b), sum);
-  };
+  }
   // Whether a contact can close in the step: its gap against the largest displacement of the
   // corners above along its normal. Directional, so that the neighbours of a stopped body touch
   // it only if they move towards it (a column, not the bodies falling beside it), and a column
   // passes the stop on from body to body.
-  const auto can_close = [&](const Contact& c) {
+  bool can_close(const Contact& c) const {
+    const std::vector<Vec3>& t = *t_;
     const auto a = std::size_t(c.body_a), b = std::size_t(c.body_b);
     const Vec3& n = c.normal;
-    double closing = std::abs(((*t)[a] - (*t)[b]).dot(n));
-    if (touched[a]) closing = std::max(closing, std::abs((*t)[a].dot(n)));
-    if (touched[b]) closing = std::max(closing, std::abs((*t)[b].dot(n)));
+    double closing = std::abs((t[a] - t[b]).dot(n));
+    if (touched_[a]) closing = std::max(closing, std::abs(t[a].dot(n)));
+    if (touched_[b]) closing = std::max(closing, std::abs(t[b].dot(n)));
     return -c.depth <= closing + rotation(a, b);
-  };
-
-  // Passes over the pairs whose reach grew, until no body becomes touched: the first pass takes
-  // every pair, a later one the pairs next to a newly touched body. Each pass's result for a pair
-  // replaces the earlier ones. Passes depend on the contacts alone, and the chunks of a pass on
-  // its pair list, so the result does not depend on the thread count.
-  struct Found {
-    std::size_t pair;
-    Contact contact;
-  };
-  std::vector<double> used(pairs.size(), -1.0);  // reach each pair was last run with
-  std::vector<int> pass_of(pairs.size(), -1);
-  std::vector<std::vector<Found>> found;  // per chunk of every pass
-  std::vector<int> chunk_pass;
-  std::vector<std::size_t> todo(pairs.size());
-  for (std::size_t e = 0; e < pairs.size(); ++e) todo[e] = e;
-  std::vector<const Contact*> pending;        // current contacts that have not marked their bodies
-  std::vector<int> fresh;                     // bodies touched in this pass
-  std::vector<std::uint8_t> newly(nb, 0);     // fresh, as flags
-  const auto current = [&](std::size_t c, const Found& f) { return pass_of[f.pair] == chunk_pass[c]; };
-  for (int pass = 0; !todo.empty(); ++pass) {
-    const std::size_t first = found.size(), nchunks = (todo.size() + kPairsPerChunk - 1) / kPairsPerChunk;
-    found.resize(first + nchunks);
-    chunk_pass.resize(first + nchunks, pass);
-    tbb::parallel_for(std::size_t(0), nchunks, [&](std::size_t chunk) {
-      std::vector<ContactPoint> pts;
-      std::vector<Found>& f = found[first + chunk];
-      const std::size_t end = std::min(todo.size(), (chunk + 1) * kPairsPerChunk);
-      for (std::size_t k = chunk * kPairsPerChunk; k < end; ++k) {
-        const std::size_t e = todo[k];
-        const auto [a, b] = pairs[e];
-        used[e] = pair_reach(std::size_t(a), std::size_t(b));
-        pass_of[e] = pass;
-        if (box_gap(std::size_t(a), std::size_t(b)) > used[e]) continue;  // farther apart than the pair can close
-        pts.clear();
-        collide(*in.shapes, (*in.body_shape)[std::size_t(a)], (*in.shape_pose)[std::size_t(a)],
-                (*in.body_shape)[std::size_t(b)], (*in.shape_pose)[std::size_t(b)], in.envelope + used[e], pts);
-        for (const ContactPoint& p : pts) {
-          if (!p.point.allFinite() || !p.normal.allFinite() || !std::isfinite(p.depth)) continue;
-          f.push_back({e, {a, b, p.point, p.normal, p.depth, p.feature_a, p.feature_b}});
-        }
-      }
-    });
-    todo.clear();
-    if (!t) break;  // one pass: the reach does not depend on contacts
-    // touched bodies, to a fixed point over the current contacts: marking only grows and
-    // can_close only grows with it, so the fixed point is the same in any visiting order. A
-    // contact that marked its bodies is done; the others are visited again while marks grow.
-    pending.clear();
-    for (std::size_t c = 0; c < found.size(); ++c)
-      for (const Found& f : found[c])
-        if (current(c, f)) pending.push_back(&f.contact);
-    fresh.clear();
-    for (bool grew = true; grew;) {
-      grew = false;
-      std::erase_if(pending, [&](const Contact* c) {
-        if (!can_close(*c)) return false;
-        for (const int i : {c->body_a, c->body_b})
-          if (!(*in.is_static)[std::size_t(i)] && !touched[std::size_t(i)]) {
-            touched[std::size_t(i)] = 1;
-            fresh.push_back(i);
-            grew = true;
-          }
-        return true;
-      });
-    }
-    // only a pair with a newly touched body can have grown its reach
-    if (fresh.empty()) break;
-    for (const int i : fresh) newly[std::size_t(i)] = 1;
-    for (std::size_t e = 0; e < pairs.size(); ++e) {
-      const auto a = std::size_t(pairs[e].first), b = std::size_t(pairs[e].second);
-      if ((newly[a] || newly[b]) && pair_reach(a, b) > used[e]) todo.push_back(e);
-    }
-    for (const int i : fresh) newly[std::size_t(i)] = 0;
   }
-  // each pair's last pass, placed in pair order (a counting sort on the pair: a later pass
-  // lists its pairs apart from the first pass's, and sorting whole cost the sphere pile 0.5 ms)
-  std::vector<int> at(pairs.size() + 1, 0);
-  for (std::size_t c = 0; c < found.size(); ++c)
-    for (const Found& f : found[c])
+  bool current(std::size_t c, const Found& f) const { return pass_of_[f.pair] == chunk_pass_[c]; }
+  void narrowphase(int pass);  // the pairs of todo_
+  bool mark_touched();         // false when no body became touched
+
+  const DetectInput& in_;
+  const std::vector<Aabb>& boxes_;
+  const std::vector<std::pair<int, int>>& pairs_;
+  const std::vector<Vec3>* t_;
+  const std::size_t nb_;
+  std::vector<std::uint8_t> touched_;  // dynamic bodies with a contact that can close
+  std::vector<double> used_;           // reach each pair was last run with
+  std::vector<int> pass_of_;
+  std::vector<std::vector<Found>> found_;  // per chunk of every pass
+  std::vector<int> chunk_pass_;
+  std::vector<std::size_t> todo_;
+  std::vector<const Contact*> pending_;  // current contacts that have not marked their bodies
+  std::vector<int> fresh_;               // bodies touched in this pass
+  std::vector<std::uint8_t> newly_;      // fresh, as flags
+};
+
+void PairPasses::narrowphase(int pass) {
+  const std::size_t first = found_.size(), nchunks = (todo_.size() + kPairsPerChunk - 1) / kPairsPerChunk;
+  found_.resize(first + nchunks);
+  chunk_pass_.resize(first + nchunks, pass);
+  tbb::parallel_for(std::size_t(0), nchunks, [&](std::size_t chunk) {
+    std::vector<ContactPoint> pts;
+    std::vector<Found>& f = found_[first + chunk];
+    const std::size_t end = std::min(todo_.size(), (chunk + 1) * kPairsPerChunk);
+    for (std::size_t k = chunk * kPairsPerChunk; k < end; ++k) {
+      const std::size_t e = todo_[k];
+      const auto [a, b] = pairs_[e];
+      used_[e] = pair_reach(std::size_t(a), std::size_t(b));
+      pass_of_[e] = pass;
+      if (box_gap(std::size_t(a), std::size_t(b)) > used_[e]) continue;  // farther apart than the pair can close
+      pts.clear();
+      collide(*in_.shapes, (*in_.body_shape)[std::size_t(a)], (*in_.shape_pose)[std::size_t(a)],
+              (*in_.body_shape)[std::size_t(b)], (*in_.shape_pose)[std::size_t(b)], in_.envelope + used_[e], pts);
+      for (const ContactPoint& p : pts) {
+        if (!p.point.allFinite() || !p.normal.allFinite() || !std::isfinite(p.depth)) continue;
+        f.push_back({e, {a, b, p.point, p.normal, p.depth, p.feature_a, p.feature_b}});
+      }
+    }
+  });
+  todo_.clear();
+}
+
+// Touched bodies, to a fixed point over the current contacts: marking only grows and can_close
+// only grows with it, so the fixed point is the same in any visiting order. A contact that
+// marked its bodies is done; the others are visited again while marks grow.
+bool PairPasses::mark_touched() {
+  pending_.clear();
+  for (std::size_t c = 0; c < found_.size(); ++c)
+    for (const Found& f : found_[c])
+      if (current(c, f)) pending_.push_back(&f.contact);
+  fresh_.clear();
+  for (bool grew = true; grew;) {
+    grew = false;
+    std::erase_if(pending_, [&](const Contact* c) {
+      if (!can_close(*c)) return false;
+      for (const int i : {c->body_a, c->body_b})
+        if (!(*in_.is_static)[std::size_t(i)] && !touched_[std::size_t(i)]) {
+          touched_[std::size_t(i)] = 1;
+          fresh_.push_back(i);
+          grew = true;
+        }
+      return true;
+    });
+  }
+  return !fresh_.empty();
+}
+
+void PairPasses::run() {
+  todo_.resize(pairs_.size());
+  for (std::size_t e = 0; e < pairs_.size(); ++e) todo_[e] = e;
+  for (int pass = 0; !todo_.empty(); ++pass) {
+    narrowphase(pass);
+    if (!t_) break;  // one pass: the reach does not depend on contacts
+    // only a pair with a newly touched body can have grown its reach
+    if (!mark_touched()) break;
+    for (const int i : fresh_) newly_[std::size_t(i)] = 1;
+    for (std::size_t e = 0; e < pairs_.size(); ++e) {
+      const auto a = std::size_t(pairs_[e].first), b = std::size_t(pairs_[e].second);
+      if ((newly_[a] || newly_[b]) && pair_reach(a, b) > used_[e]) todo_.push_back(e);
+    }
+    for (const int i : fresh_) newly_[std::size_t(i)] = 0;
+  }
+}
+
+// each pair's last pass, placed in pair order (a counting sort on the pair: a later pass lists
+// its pairs apart from the first pass's)
+void PairPasses::gather(std::vector<Contact>& out) const {
+  std::vector<int> at(pairs_.size() + 1, 0);
+  for (std::size_t c = 0; c < found_.size(); ++c)
+    for (const Found& f : found_[c])
       if (current(c, f)) ++at[f.pair + 1];
-  for (std::size_t e = 0; e < pairs.size(); ++e) at[e + 1] += at[e];
+  for (std::size_t e = 0; e < pairs_.size(); ++e) at[e + 1] += at[e];
   out.resize(std::size_t(at.back()));
-  for (std::size_t c = 0; c < found.size(); ++c)
-    for (const Found& f : found[c])
+  for (std::size_t c = 0; c < found_.size(); ++c)
+    for (const Found& f : found_[c])
       if (current(c, f)) out[std::size_t(at[f.pair]++)] = f.contact;
+}
+
+}  // namespace
+
+DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out, std::vector<std::pair<int, int>>* pairs_out,
+                            std::vector<double>* reach_out) {
+  std::vector<Aabb> boxes;
+  std::vector<std::pair<int, int>> pairs = candidate_pairs(in, boxes);
+  PairPasses passes(in, boxes, pairs);
+  passes.run();
+  passes.gather(out);
   sort_contacts(out);  // pairs are sorted, so only each pair's few points are
   const int npairs = int(pairs.size());
   if (pairs_out) *pairs_out = std::move(pairs);
-  if (reach_out) *reach_out = std::move(used);  // every pair ran in the first pass
+  if (reach_out) *reach_out = std::move(passes.used());  // every pair ran in the first pass
+  // the contacts are read again by every later stage, the pairs by post-stabilisation: large
+  // ones go on 2 MiB pages (base/memory.h)
+  advise_huge_pages(out);
+  if (pairs_out) advise_huge_pages(*pairs_out);
   return {npairs, int(out.size())};
 }
 
@@ -216,14 +270,9 @@ void detect_uncovered_pairs(const DetectInput& in, const std::vector<std::pair<i
   // whether a pair's surface points moved by no more than half its reach at the detection (its
   // gap, more than envelope + reach then, is still more than the envelope). Half: the
   // narrowphase measures a separated pair along its separating axis, which turns with the
-  // bodies, so its gap can close faster than the points move (the 1,000-box pile of
-  // tools/bench/scaling, 130 steps: one box pair went from beyond 11.75 mm to 9.3 mm while its
-  // points moved 0.95 mm; with half the reach, no such pair in that pile, spheres, table_pile,
-  // wall, tower or sphere_pile over 200 steps, and the same final states as without the test).
-  // Mesh pairs too: the mesh narrowphase once missed boxes overlapping a jack arm's sharp edge
-  // at a few degrees (mesh_collide.cpp, sharp_feature), which only this pass caught (the funnel,
-  // 100 steps: 21 pairs, up to 6 mm deep); since the fix, no skipped pair overlaps at the step's
-  // end in 200 steps of the funnel or 300 of jacks, box_on_torus and spheres_torus.
+  // bodies, so its gap can close faster than the points move. Mesh pairs too: this pass is the
+  // backstop for a sharp feature the mesh narrowphase could miss (mesh_collide.cpp,
+  // sharp_feature).
   const auto covered_by_reach = [&](std::size_t e, std::size_t a, std::size_t b) {
     if (!motion) return false;
     const double moved = ((*motion->shift)[a] - (*motion->shift)[b]).norm() + (*motion->turn)[a] + (*motion->turn)[b];
@@ -260,7 +309,7 @@ void detect_uncovered_pairs(const DetectInput& in, const std::vector<std::pair<i
 void refresh_contacts(const std::vector<Contact>& in, const std::vector<Pose>& before, const std::vector<Pose>& after,
                       std::vector<Contact>& out) {
   out.resize(in.size());
-  // per contact, in parallel (the funnel's landing: 20,000 contacts, 0.5 ms a step on one thread)
+  // per contact, in parallel: a large landing has tens of thousands
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, in.size(), 1024), [&](const tbb::blocked_range<std::size_t>& range) {
     for (std::size_t k = range.begin(); k < range.end(); ++k) {
       const Contact& c = in[k];

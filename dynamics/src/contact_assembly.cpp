@@ -1,4 +1,5 @@
 #include <coulomb/contact_assembly.h>
+#include <coulomb/memory.h>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -7,7 +8,7 @@ namespace coulomb {
 
 namespace {
 
-// contacts per task of the parallel assembly (~200 ns each on the Wall)
+// contacts per task of the parallel assembly (a fraction of a microsecond each)
 constexpr std::size_t kAssemblyGrain = 128;
 
 // the bodies' part of a problem: inverse masses and world inverse inertias (eq. 58-60)
@@ -30,7 +31,7 @@ void fill_problem(const RigidModel& model, const RigidState& state, std::size_t 
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kAssemblyGrain), [&](const auto& range) {
     for (std::size_t k = range.begin(); k < range.end(); ++k) {
       fill(k);
-      out.finalize_contact(k);  // while contact k is in cache (a second pass cost ~10 us on the Wall)
+      out.finalize_contact(k);  // while contact k is in cache: a second pass would read it again
     }
   });
   out.finish_finalize();
@@ -133,6 +134,7 @@ void assemble_gap_problem(const RigidModel& model, const RigidState& state, cons
   out.body_a.resize(n);
   out.body_b.resize(n);
   out.rows.resize(n);
+  advise_huge_pages(out.rows);  // streamed by the gap solve's sweeps (base/memory.h)
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kAssemblyGrain), [&](const auto& range) {
     for (std::size_t k = range.begin(); k < range.end(); ++k) {
       const Contact& c = contacts[k];

@@ -1,6 +1,7 @@
 // Assembly helpers of the ContactProblem: derived blocks and matrix-free products.
 #include <coulomb/assert.h>
 #include <coulomb/contact_problem.h>
+#include <coulomb/memory.h>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -36,6 +37,13 @@ void ContactProblem::resize_contacts(std::size_t n) {
   A_diag.resize(n);
   angular.resize(kept_responses(n));
   finalized = false;
+  // a solve streams these arrays sweep after sweep: large ones go on 2 MiB pages (base/memory.h)
+  advise_huge_pages(rows);
+  advise_huge_pages(b);
+  advise_huge_pages(mu);
+  advise_huge_pages(point);
+  advise_huge_pages(A_diag);
+  advise_huge_pages(angular);
 }
 
 void ContactProblem::set_contact(std::size_t k, int a, int b_body, const ContactRows& J, const Vec4& bias,
@@ -94,8 +102,8 @@ void ContactProblem::finalize_contact(std::size_t i) {
   r.inv_mass_b = inv_mass[bb];
   // A_kk = J_a M_a^-1 J_a^T + J_b M_b^-1 J_b^T from the compact blocks: the linear parts share L
   // (J_a's is -L), so it is (m_a^-1 + m_b^-1) L L^T + A_a I_a^-1 A_a^T + A_b I_b^-1 A_b^T, three
-  // 4x3 by 3x4 products where the two 4x6 by 6x4 products of the full forms cost the Wall's
-  // assembly a third more (the same matrix, rounded differently)
+  // 4x3 by 3x4 products, cheaper than the two 4x6 by 6x4 products of the full forms (the same
+  // matrix, rounded differently)
   Mat4 A = (r.inv_mass_a + r.inv_mass_b) * (r.lin * r.lin.transpose());
   const Mat34 minv_ang_a = inv_inertia[a] * r.ang_a.transpose(), minv_ang_b = inv_inertia[bb] * r.ang_b.transpose();
   A.noalias() += r.ang_a * minv_ang_a;
@@ -114,7 +122,7 @@ void ContactProblem::body_impulse_response(const std::vector<Vec4>& lambda, std:
   const bool kept = keeps_angular();
   // a large problem (no kept I^-1 A^T) reads each contact's bodies' w and inverse inertias, body_b
   // far from the previous contact's: asked for kResponsePrefetch contacts ahead (a hint, the same
-  // bits; issue 12, 3.9% of a 16,000-box step)
+  // bits)
   const std::size_t n = body_a.size(), ahead = kept || n < kResponsePrefetch ? 0 : n - kResponsePrefetch;
   for (std::size_t k = 0; k < n; ++k) {
     if (k < ahead) {

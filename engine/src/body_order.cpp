@@ -1,4 +1,4 @@
-// The rigid bodies' numbering (world.h, spatial_body_order; World::renumber_bodies, scene_index).
+// The rigid bodies' numbering (world.h, spatial_body_order; renumber_bodies, scene_index).
 #include <coulomb/world.h>
 
 #include <algorithm>
@@ -61,11 +61,11 @@ std::vector<int> spatial_body_order(const SceneDef& scene) {
 }
 
 // The scene's bodies in the order `order` (new id -> old index), and every reference to them.
-void World::renumber_bodies(const std::vector<int>& order) {
-  const std::size_t nb = scene_.bodies.size();
-  scene_index_ = order;
-  scene_order_.resize(nb);
-  for (std::size_t i = 0; i < nb; ++i) scene_order_[std::size_t(order[i])] = int(i);
+void renumber_bodies(SceneDef& scene, const std::vector<int>& order, WorldModel& m) {
+  const std::size_t nb = scene.bodies.size();
+  m.scene_index = order;
+  m.scene_order.resize(nb);
+  for (std::size_t i = 0; i < nb; ++i) m.scene_order[std::size_t(order[i])] = int(i);
   bool identity = true;
   for (std::size_t i = 0; i < nb; ++i) identity = identity && order[i] == int(i);
   if (identity) return;
@@ -74,17 +74,17 @@ void World::renumber_bodies(const std::vector<int>& order) {
   for (std::size_t i = 0; i < nb; ++i) {
     const auto old = std::size_t(order[i]);
     id[old] = int(i);
-    bodies[i] = std::move(scene_.bodies[old]);
+    bodies[i] = std::move(scene.bodies[old]);
     if (bodies[i].pointer.empty()) bodies[i].pointer = "/bodies/" + std::to_string(old);  // errors name the scene's body
   }
-  scene_.bodies = std::move(bodies);
+  scene.bodies = std::move(bodies);
   const auto renumber = [&](int& body) { if (body >= 0) body = id[std::size_t(body)]; };
-  for (JointDef& j : scene_.joints) {
+  for (JointDef& j : scene.joints) {
     renumber(j.a);
     renumber(j.b);
   }
-  for (AttachDef& a : scene_.attachments) renumber(a.body);
-  for (auto& [a, b] : scene_.excluded_pairs) {
+  for (AttachDef& a : scene.attachments) renumber(a.body);
+  for (auto& [a, b] : scene.excluded_pairs) {
     renumber(a);
     renumber(b);
     if (a > b) std::swap(a, b);
@@ -96,7 +96,7 @@ int World::scene_index(int id) const {
     throw std::out_of_range("World::scene_index: body id " + std::to_string(id) + " is out of range (" +
                             (body_count() == 0 ? std::string("the world has none")
                                                : "valid ids are 0.." + std::to_string(body_count() - 1)) + ")");
-  return scene_index_[std::size_t(id)];
+  return model_.scene_index[std::size_t(id)];
 }
 
 }  // namespace coulomb

@@ -29,6 +29,8 @@
 // the row with target = coordinate + h a q'_old / (a + c h) and compliance h^2 / (a + c h) (the
 // servo's formula above with k = 0 is this with a = 0). Its dry friction is the rigid row
 // q'_new = 0 (target = coordinate) with the force bound +-friction.
+#include "step_context.h"
+
 #include <coulomb/error.h>
 #include <coulomb/world.h>
 
@@ -86,7 +88,7 @@ int speed_limited(const ActuatorDef& a, double rate) {
 
 }  // namespace
 
-Configuration World::rigid_configuration(const RigidState& s) {
+Configuration rigid_configuration(const RigidState& s) {
   Configuration c;
   c.x = s.x.data();
   c.q = s.q.data();
@@ -95,7 +97,7 @@ Configuration World::rigid_configuration(const RigidState& s) {
 }
 
 void World::init_control() {
-  const std::size_t nb = std::size_t(model_.size()), na = scene_.actuators.size(), ns = soft_.size();
+  const std::size_t nb = std::size_t(model_.rigid.size()), na = scene_.actuators.size(), ns = soft_.size();
   control_ = Control{};
   control_.wrench.assign(nb, Vec6::Zero());
   control_.step_wrench.assign(nb, Vec6::Zero());
@@ -103,15 +105,15 @@ void World::init_control() {
   control_.vertex_step_force.assign(ns, {});
   control_.commanded.assign(na, 0);
   for (const ActuatorDef& a : scene_.actuators) control_.command.push_back(clamp_command(a, a.command));
-  load_.assign(nb, Vec6::Zero());
-  vertex_load_.assign(ns, {});
+  buf_.load.assign(nb, Vec6::Zero());
+  buf_.vertex_load.assign(ns, {});
   actuator_effort_.assign(na, 0.0);
-  joint_drive_.assign(joints_.size(), -1);
+  joint_drive_.assign(model_.joints.size(), -1);
   for (std::size_t a = 0; a < na; ++a) {
     const ActuatorDef& d = scene_.actuators[a];
     if (d.type == ActuatorType::Effort) continue;
     joint_drive_[std::size_t(d.joint)] = int(a);
-    JointConstraint& j = joints_[std::size_t(d.joint)];
+    JointConstraint& j = model_.joints[std::size_t(d.joint)];
     j.driven = true;
     j.drive_hi = std::abs(d.gear) * d.max_effort;
     j.drive_lo = -j.drive_hi;
@@ -122,11 +124,11 @@ void World::init_control() {
 // ---- loads ----
 
 Vec6& World::body_load(int body, LoadDuration d, const char* call) {
-  check_id("body", "body", body, model_.size(), call);
+  check_id("body", "body", body, model_.rigid.size(), call);
   const auto k = std::size_t(body);
-  if (model_.fixed[k])
-    throw std::invalid_argument(std::string("World::") + call + ": body '" + model_.name[k] + "' is " +
-                                (model_.kinematic[k] ? "kinematic (set its velocity instead)" : "fixed") +
+  if (model_.rigid.fixed[k])
+    throw std::invalid_argument(std::string("World::") + call + ": body '" + model_.rigid.name[k] + "' is " +
+                                (model_.rigid.kinematic[k] ? "kinematic (set its velocity instead)" : "fixed") +
                                 ": no load can move it");
   wake(body);  // a sleeping body is held: a load must wake its island to act
   return d == LoadDuration::Persistent ? control_.wrench[k] : control_.step_wrench[k];
@@ -195,8 +197,8 @@ void World::clear_loads() {
 // ---- kinematic bodies ----
 
 bool World::kinematic(int body) const {
-  check_id("body", "body", body, model_.size(), "kinematic");
-  return model_.kinematic[std::size_t(body)] != 0;
+  check_id("body", "body", body, model_.rigid.size(), "kinematic");
+  return model_.rigid.kinematic[std::size_t(body)] != 0;
 }
 
 namespace {
@@ -208,12 +210,12 @@ void require_kinematic(const RigidModel& m, int body, const char* call) {
 }  // namespace
 
 void World::set_kinematic_velocity(int body, const Vec3& velocity, const Vec3& angular_velocity) {
-  check_id("body", "body", body, model_.size(), "set_kinematic_velocity");
-  require_kinematic(model_, body, "set_kinematic_velocity");
+  check_id("body", "body", body, model_.rigid.size(), "set_kinematic_velocity");
+  require_kinematic(model_.rigid, body, "set_kinematic_velocity");
   check_finite(velocity, "set_kinematic_velocity", "velocity");
   check_finite(angular_velocity, "set_kinematic_velocity", "angular_velocity");
   const auto k = std::size_t(body);
-  const Vec3 origin = shape_pose(model_, state_, body).p;
+  const Vec3 origin = shape_pose(model_.rigid, state_, body).p;
   state_.v[k] = velocity + angular_velocity.cross(state_.x[k] - origin);  // the centre of mass's
   state_.w[k] = angular_velocity;
 }
@@ -232,15 +234,15 @@ Pose kinematic_body_pose(const RigidModel& m, int body, const Vec3& p, const Qua
 }  // namespace
 
 void World::set_kinematic_pose(int body, const Vec3& position, const Quat& orientation) {
-  check_id("body", "body", body, model_.size(), "set_kinematic_pose");
-  const Pose pose = kinematic_body_pose(model_, body, position, orientation, "set_kinematic_pose");
+  check_id("body", "body", body, model_.rigid.size(), "set_kinematic_pose");
+  const Pose pose = kinematic_body_pose(model_.rigid, body, position, orientation, "set_kinematic_pose");
   state_.x[std::size_t(body)] = pose.p;
   state_.q[std::size_t(body)] = pose.q;
 }
 
 void World::move_kinematic(int body, const Vec3& position, const Quat& orientation) {
-  check_id("body", "body", body, model_.size(), "move_kinematic");
-  const Pose end = kinematic_body_pose(model_, body, position, orientation, "move_kinematic");
+  check_id("body", "body", body, model_.rigid.size(), "move_kinematic");
+  const Pose end = kinematic_body_pose(model_.rigid, body, position, orientation, "move_kinematic");
   const auto k = std::size_t(body);
   const Quat q_end = end.q;
   const Vec3 x_end = end.p;
@@ -271,9 +273,9 @@ void World::set_command(int id, double value) {
                                 "' must be finite");
   control_.command[std::size_t(id)] = clamp_command(scene_.actuators[std::size_t(id)], value);
   control_.commanded[std::size_t(id)] = 1;
-  const JointConstraint& j = joints_[std::size_t(scene_.actuators[std::size_t(id)].joint)];
+  const JointConstraint& j = model_.joints[std::size_t(scene_.actuators[std::size_t(id)].joint)];
   for (const int body : {j.a, j.b})  // a command must wake the joint's island to act
-    if (body >= 0 && !model_.fixed[std::size_t(body)]) wake(body);
+    if (body >= 0 && !model_.rigid.fixed[std::size_t(body)]) wake(body);
 }
 
 double World::command(int id) const {
@@ -300,10 +302,10 @@ void World::apply_commands() {
     const ActuatorDef& d = scene_.actuators[a];
     if (!control_.commanded[a] && !d.schedule.empty()) control_.command[a] = clamp_command(d, schedule_value(d.schedule, t));
   }
-  for (std::size_t i = 0; i < load_.size(); ++i) load_[i] = control_.wrench[i] + control_.step_wrench[i];
+  for (std::size_t i = 0; i < buf_.load.size(); ++i) buf_.load[i] = control_.wrench[i] + control_.step_wrench[i];
   for (std::size_t s = 0; s < soft_.size(); ++s) {
     const std::vector<Vec3>&f = control_.vertex_force[s], &g = control_.vertex_step_force[s];
-    std::vector<Vec3>& out = vertex_load_[s];
+    std::vector<Vec3>& out = buf_.vertex_load[s];
     out.clear();
     if (f.empty() && g.empty()) continue;
     out.assign(std::size_t(soft_[s].vertex_count()), Vec3::Zero());
@@ -315,23 +317,23 @@ void World::apply_commands() {
     const ActuatorDef& d = scene_.actuators[a];
     if (d.type != ActuatorType::Effort) continue;
     double force = std::clamp(control_.command[a], -d.max_effort, d.max_effort);  // actuator units
-    const JointConstraint& j = joints_[std::size_t(d.joint)];
+    const JointConstraint& j = model_.joints[std::size_t(d.joint)];
     const JointCoordinate q = joint_coordinate(c, j);
     const double tau = d.gear * force;  // on the joint
     const int limited = speed_limited(d, coordinate_rate(state_, q, j));
     if (limited * tau > 0.0) force = 0.0;
     actuator_effort_[a] = force;
     if (force == 0.0) continue;
-    if (j.a >= 0) load_[std::size_t(j.a)] += q.J_a * (d.gear * force);
-    if (j.b >= 0) load_[std::size_t(j.b)] += q.J_b * (d.gear * force);
+    if (j.a >= 0) buf_.load[std::size_t(j.a)] += q.J_a * (d.gear * force);
+    if (j.b >= 0) buf_.load[std::size_t(j.b)] += q.J_b * (d.gear * force);
   }
 }
 
 void World::actuate_drives() {
   const Configuration c = rigid_configuration(state_);
   const double h = scene_.dt;
-  for (std::size_t j = 0; j < joints_.size(); ++j) {
-    JointConstraint& jc = joints_[j];
+  for (std::size_t j = 0; j < model_.joints.size(); ++j) {
+    JointConstraint& jc = model_.joints[j];
     const int a = joint_drive_[j];
     if (a < 0 && !jc.damped() && !(jc.friction > 0.0)) continue;
     const JointCoordinate q = joint_coordinate(c, jc);
@@ -368,10 +370,10 @@ void World::actuate_drives() {
 void World::observe_joints(bool reactions) {
   const Configuration c = rigid_configuration(state_);
   const double h = scene_.dt;
-  joint_states_.resize(joints_.size());
+  joint_states_.resize(model_.joints.size());
   BlockRows rows;
-  for (std::size_t k = 0; k < joints_.size(); ++k) {
-    JointConstraint& j = joints_[k];
+  for (std::size_t k = 0; k < model_.joints.size(); ++k) {
+    JointConstraint& j = model_.joints[k];
     JointState& js = joint_states_[k];
     const Vec6 ua = velocity_of(state_, j.a), ub = velocity_of(state_, j.b);
     js = JointState{};
@@ -390,14 +392,14 @@ void World::observe_joints(bool reactions) {
     Vec6 impulse = Vec6::Zero();
     double drive_impulse = 0.0;
     if (solver_->kind == ProblemKind::Velocity) {
-      const JointRows& J = problem_.joints;
-      if (J.count() != joint_count() || solution_.joint_lambda.size() != std::size_t(J.rows())) continue;
+      const JointRows& J = buf_.problem.joints;
+      if (J.count() != joint_count() || buf_.solution.joint_lambda.size() != std::size_t(J.rows())) continue;
       const int r0 = J.row_start[k], n = J.rows_of(int(k)) - j.coordinate_rows();
-      for (int r = r0; r < r0 + n; ++r) impulse += J.J_a[std::size_t(r)] * solution_.joint_lambda[std::size_t(r)];
-      if (drive >= 0) drive_impulse = solution_.joint_lambda[std::size_t(r0 + n)];
+      for (int r = r0; r < r0 + n; ++r) impulse += J.J_a[std::size_t(r)] * buf_.solution.joint_lambda[std::size_t(r)];
+      if (drive >= 0) drive_impulse = buf_.solution.joint_lambda[std::size_t(r0 + n)];
     } else {
-      if (pproblem_.joint_impulse.size() != joints_.size()) continue;
-      const JointImpulse& P = pproblem_.joint_impulse[k];
+      if (buf_.pproblem.joint_impulse.size() != model_.joints.size()) continue;
+      const JointImpulse& P = buf_.pproblem.joint_impulse[k];
       joint_rows(c, j, rows);
       const int n = rows.rows - j.coordinate_rows();
       for (int d = 0; d < rows.dofs; ++d) {
@@ -425,8 +427,8 @@ const std::vector<ContactRecord>& World::contact_records() const {
   if (records_valid_) return contact_records_;
   contact_records_.clear();
   const bool velocity = solver_->kind == ProblemKind::Velocity;
-  for (std::size_t k = 0; k < contacts_.size(); ++k) {
-    const Contact& c = contacts_[k];
+  for (std::size_t k = 0; k < buf_.contacts.size(); ++k) {
+    const Contact& c = buf_.contacts[k];
     ContactRecord r;
     r.body_a = c.body_a;
     r.body_b = c.body_b;
@@ -434,21 +436,21 @@ const std::vector<ContactRecord>& World::contact_records() const {
     r.normal = c.normal;
     r.separation = -c.depth;
     Vec3 t, s;
-    if (velocity && k < solution_.lambda.size()) {
-      contact_frame(k, t, s);
-      const Vec4& l = solution_.lambda[k];
+    if (velocity && k < buf_.solution.lambda.size()) {
+      contact_frame(buf_, k, t, s);
+      const Vec4& l = buf_.solution.lambda[k];
       r.normal_impulse = l[0];
       r.friction_impulse = l[1] * t + l[2] * s;
-    } else if (!velocity && k < pproblem_.contact_impulse.size()) {
+    } else if (!velocity && k < buf_.pproblem.contact_impulse.size()) {
       tangent_basis(c.normal, t, s);
-      const Vec3& l = pproblem_.contact_impulse[k];
+      const Vec3& l = buf_.pproblem.contact_impulse[k];
       r.normal_impulse = l[0];
       r.friction_impulse = l[1] * t + l[2] * s;
     }
     contact_records_.push_back(r);
   }
-  for (std::size_t k = 0; k < soft_contacts_.size(); ++k) {
-    const SoftContact& c = soft_contacts_[k];
+  for (std::size_t k = 0; k < buf_.soft_contacts.size(); ++k) {
+    const SoftContact& c = buf_.soft_contacts[k];
     ContactRecord r;
     r.body_a = c.a.rigid;
     r.body_b = c.b.rigid;
@@ -459,11 +461,11 @@ const std::vector<ContactRecord>& World::contact_records() const {
     r.point = 0.5 * (c.a.point + c.b.point);
     r.normal = c.normal;
     r.separation = -c.depth;
-    const std::size_t i = contacts_.size() + k;
-    if (i < pproblem_.contact_impulse.size()) {
+    const std::size_t i = buf_.contacts.size() + k;
+    if (i < buf_.pproblem.contact_impulse.size()) {
       Vec3 t, s;
       tangent_basis(c.normal, t, s);
-      const Vec3& l = pproblem_.contact_impulse[i];
+      const Vec3& l = buf_.pproblem.contact_impulse[i];
       r.normal_impulse = l[0];
       r.friction_impulse = l[1] * t + l[2] * s;
     }
@@ -476,7 +478,7 @@ const std::vector<ContactRecord>& World::contact_records() const {
 // ---- State ----
 
 void World::check_control(const Control& c) const {
-  const std::size_t nb = std::size_t(model_.size()), na = scene_.actuators.size(), ns = soft_.size();
+  const std::size_t nb = std::size_t(model_.rigid.size()), na = scene_.actuators.size(), ns = soft_.size();
   if (c.empty()) return;  // the defaults (a State written before control existed)
   const auto size = [](const char* what, std::size_t got, std::size_t expected) {
     if (got != expected)

@@ -1,7 +1,7 @@
 // The World's State (coulomb/state.h): copying it out, restoring it, and the checked handles.
 //
 // The World keeps its state where the stages read it: state_ (rigid x, q, v, w), the soft
-// bodies' x and v (inside SoftBody, beside their rest meshes), cache_, joint_cache_ and row_cache_
+// bodies' x and v (inside SoftBody, beside their rest meshes), cache_.contacts, cache_.joints and cache_.rows
 // (warm starts), sleep_ (world_sleep.cpp), step_ and time_. state() gathers copies of exactly these and set_state() writes them back;
 // everything else a step touches is either model (never written during a run) or scratch that
 // the step rebuilds before reading it (contacts, problems, islands, solver buffers). A member
@@ -43,12 +43,12 @@ State World::state() const {
   s.rigid = state_;
   s.soft.resize(soft_.size());
   for (std::size_t i = 0; i < soft_.size(); ++i) s.soft[i] = {soft_[i].x, soft_[i].v};
-  s.contact_cache = cache_;
-  s.joint_cache = joint_cache_;
-  s.row_cache = row_cache_;
+  s.contact_cache = cache_.contacts;
+  s.joint_cache = cache_.joints;
+  s.row_cache = cache_.rows;
   s.sleep = sleep_;
-  s.joint_angle.resize(joints_.size());
-  for (std::size_t j = 0; j < joints_.size(); ++j) s.joint_angle[j] = joints_[j].angle_ref;
+  s.joint_angle.resize(model_.joints.size());
+  for (std::size_t j = 0; j < model_.joints.size(); ++j) s.joint_angle[j] = model_.joints[j].angle_ref;
   s.control = control_;
   s.step = step_;
   s.time = time_;
@@ -57,7 +57,7 @@ State World::state() const {
 
 void World::set_state(const State& s) {
   // check everything first, so that a rejected State changes nothing
-  const std::size_t nb = std::size_t(model_.size());
+  const std::size_t nb = std::size_t(model_.rigid.size());
   const auto check_size = [](const std::string& what, std::size_t got, std::size_t expected) {
     if (got != expected) throw InputError("State", size_mismatch(what, got, expected));
   };
@@ -76,11 +76,11 @@ void World::set_state(const State& s) {
     if (c.a < 0 || std::size_t(c.a) >= nb || c.b < 0 || std::size_t(c.b) >= nb)
       throw InputError("State", "contact_cache[" + std::to_string(k) + "] refers to bodies " + std::to_string(c.a) +
                                     " and " + std::to_string(c.b) + ", this world has " + std::to_string(nb));
-    // warm_start() looks entries up by binary search on (a, b)
+    // warm_start walks the entries in body-pair order
     if (k > 0 && std::tie(c.a, c.b) < std::tie(s.contact_cache[k - 1].a, s.contact_cache[k - 1].b))
       throw InputError("State", "contact_cache is not sorted by body pair at entry " + std::to_string(k));
   }
-  if (joints_.empty() && !s.joint_cache.empty())
+  if (model_.joints.empty() && !s.joint_cache.empty())
     throw InputError("State", "joint_cache has " + std::to_string(s.joint_cache.size()) +
                                   " entries, this world has no joints (a State from another world?)");
   for (double r : s.row_cache)
@@ -89,8 +89,8 @@ void World::set_state(const State& s) {
     throw InputError("State", "step must be >= 0 and time finite (got step " + std::to_string(s.step) + ")");
   check_sleep_state(s);
   if (!s.joint_angle.empty()) {
-    if (s.joint_angle.size() != joints_.size())
-      throw InputError("State", size_mismatch("joint_angle", s.joint_angle.size(), joints_.size()));
+    if (s.joint_angle.size() != model_.joints.size())
+      throw InputError("State", size_mismatch("joint_angle", s.joint_angle.size(), model_.joints.size()));
     for (double a : s.joint_angle)
       if (!std::isfinite(a)) throw InputError("State", "joint_angle holds a NaN or infinite angle");
   }
@@ -102,10 +102,10 @@ void World::set_state(const State& s) {
     soft_[i].x = s.soft[i].x;
     soft_[i].v = s.soft[i].v;
   }
-  cache_ = s.contact_cache;
-  joint_cache_ = s.joint_cache;
-  row_cache_ = s.row_cache;
-  for (std::size_t j = 0; j < joints_.size(); ++j) joints_[j].angle_ref = s.joint_angle.empty() ? joints_[j].reference : s.joint_angle[j];
+  cache_.contacts = s.contact_cache;
+  cache_.joints = s.joint_cache;
+  cache_.rows = s.row_cache;
+  for (std::size_t j = 0; j < model_.joints.size(); ++j) model_.joints[j].angle_ref = s.joint_angle.empty() ? model_.joints[j].reference : s.joint_angle[j];
   if (s.control.empty()) {  // a State without control: no loads, the scene's commands
     init_control();
   } else {
@@ -118,12 +118,12 @@ void World::set_state(const State& s) {
   failure_ = StepResult{};
   stats_ = StepStats{};
   energy_ref_ = {};  // the health check's energy reference starts again from this state
-  contacts_.clear();
-  solution_ = ContactSolution{};
-  problem_ = ContactProblem{};
-  islands_ = Islands{};
-  soft_contacts_.clear();
-  pproblem_ = PositionProblem{};
+  buf_.contacts.clear();
+  buf_.solution = ContactSolution{};
+  buf_.problem = ContactProblem{};
+  buf_.islands = Islands{};
+  buf_.soft_contacts.clear();
+  buf_.pproblem = PositionProblem{};
   std::fill(actuator_effort_.begin(), actuator_effort_.end(), 0.0);
   observe_joints(false);
   records_valid_ = false;

@@ -192,6 +192,49 @@ void Importer::body(Model& m, const XMLElement* e, const Place& place) {
   }
 }
 
+namespace {
+
+// A joint's anchor, axis and reference, its limits, and its damping, armature and friction
+// (what the scene has of them).
+void joint_properties(Model& m, Documents& docs, Unsupported& unsupported, const XMLElement* j, int cls,
+                      const std::string& jname, JointSpec& spec) {
+  const auto pos = m.numbers(j, "joint", "pos", cls, 3, 3, {0, 0, 0});
+  spec.anchor = Vec3(pos[0], pos[1], pos[2]);
+  const bool angular = spec.type == "hinge";
+  if (spec.type != "ball") {
+    const auto axis = m.numbers(j, "joint", "axis", cls, 3, 3, {0, 0, 1});
+    spec.axis = Vec3(axis[0], axis[1], axis[2]);
+    if (spec.axis.norm() < 1e-14) docs.fail(j, "attribute 'axis': the axis is zero");
+    spec.axis.normalize();
+    spec.ref = m.number(j, "joint", "ref", cls, 0.0);
+    if (angular) spec.ref = m.angle(spec.ref);
+  }
+  if (m.limited(j, "joint", "limited", "range", cls)) {
+    const auto range = m.numbers(j, "joint", "range", cls, 2, 2, {0, 0});
+    if (spec.type == "ball") {
+      docs.warn(j, "the range of a ball joint (a cone limit) is not imported: the joint turns freely");
+    } else {
+      spec.limited = true;
+      spec.lo = angular ? m.angle(range[0]) : range[0];
+      spec.hi = angular ? m.angle(range[1]) : range[1];
+      if (!(spec.lo < spec.hi)) docs.fail(j, "attribute 'range': the lower limit must be below the upper one");
+    }
+  }
+  spec.json = {{"name", jname}, {"type", spec.type}};
+  for (const auto& [key, scene_key] : {std::pair{"damping", "damping"}, {"armature", "armature"}, {"frictionloss", "friction"}}) {
+    const double v = m.number(j, "joint", key, cls, 0.0);
+    if (v == 0.0) continue;
+    if (spec.type == "ball")
+      unsupported.note(j, std::string("ball/") + key, std::string("'") + key + "' of a ball joint is not imported");
+    else
+      spec.json[scene_key] = v;
+  }
+  if (m.number(j, "joint", "stiffness", cls, 0.0) != 0.0)
+    unsupported.note(j, "joint/stiffness", "joint springs (stiffness, springref) are not imported: the joint has no spring");
+}
+
+}  // namespace
+
 int Importer::joints(Model& m, const XMLElement* body_e, const std::vector<const XMLElement*>& js, int childclass,
                      const Place& parent, const std::string& name, const Pose& world) {
   auto is_free = [&](const XMLElement* j) {
@@ -252,39 +295,7 @@ int Importer::joints(Model& m, const XMLElement* body_e, const std::vector<const
     }
     spec.a = a;
     spec.b = previous;
-    const auto pos = m.numbers(j, "joint", "pos", cls, 3, 3, {0, 0, 0});
-    spec.anchor = Vec3(pos[0], pos[1], pos[2]);
-    const bool angular = spec.type == "hinge";
-    if (spec.type != "ball") {
-      const auto axis = m.numbers(j, "joint", "axis", cls, 3, 3, {0, 0, 1});
-      spec.axis = Vec3(axis[0], axis[1], axis[2]);
-      if (spec.axis.norm() < 1e-14) docs_.fail(j, "attribute 'axis': the axis is zero");
-      spec.axis.normalize();
-      spec.ref = m.number(j, "joint", "ref", cls, 0.0);
-      if (angular) spec.ref = m.angle(spec.ref);
-    }
-    if (m.limited(j, "joint", "limited", "range", cls)) {
-      const auto range = m.numbers(j, "joint", "range", cls, 2, 2, {0, 0});
-      if (spec.type == "ball") {
-        docs_.warn(j, "the range of a ball joint (a cone limit) is not imported: the joint turns freely");
-      } else {
-        spec.limited = true;
-        spec.lo = angular ? m.angle(range[0]) : range[0];
-        spec.hi = angular ? m.angle(range[1]) : range[1];
-        if (!(spec.lo < spec.hi)) docs_.fail(j, "attribute 'range': the lower limit must be below the upper one");
-      }
-    }
-    spec.json = {{"name", jname}, {"type", spec.type}};
-    for (const auto& [key, scene_key] : {std::pair{"damping", "damping"}, {"armature", "armature"}, {"frictionloss", "friction"}}) {
-      const double v = m.number(j, "joint", key, cls, 0.0);
-      if (v == 0.0) continue;
-      if (spec.type == "ball")
-        unsupported_.note(j, std::string("ball/") + key, std::string("'") + key + "' of a ball joint is not imported");
-      else
-        spec.json[scene_key] = v;
-    }
-    if (m.number(j, "joint", "stiffness", cls, 0.0) != 0.0)
-      unsupported_.note(j, "joint/stiffness", "joint springs (stiffness, springref) are not imported: the joint has no spring");
+    joint_properties(m, docs_, unsupported_, j, cls, jname, spec);
     // MuJoCo lets a body touch its parent when that is welded to the world
     spec.collide = previous >= 0 && bodies_[previous].fixed;
     joints_.push_back(std::move(spec));
@@ -319,6 +330,123 @@ void Importer::inertial(Model& m, const XMLElement* e, const Place& place) {
   place.mass->inertial.add_mass(mass, rel.p, r * inertia * r.transpose());
 }
 
+namespace {
+
+// The geom's frame in its body: `fromto` (a capsule's, cylinder's, box's or ellipsoid's axis,
+// which also sets its half length in `size`) or the usual frame attributes.
+Pose geom_frame(Model& m, Documents& docs, const XMLElement* e, int cls, const std::string& type, std::vector<double>& size) {
+  const auto fromto = m.numbers(e, "geom", "fromto", cls, 6, 6);
+  if (fromto.empty()) return m.frame(e, "geom", cls);
+  if (type != "capsule" && type != "cylinder" && type != "box" && type != "ellipsoid")
+    docs.fail(e, "fromto needs a capsule, cylinder, box or ellipsoid");
+  const Vec3 from(fromto[0], fromto[1], fromto[2]), to(fromto[3], fromto[4], fromto[5]);
+  const double half = (from - to).norm() / 2.0;
+  if (half < 1e-14) docs.fail(e, "the fromto points coincide");
+  if (type == "box" || type == "ellipsoid") size = {size[0], size[0], half};  // MuJoCo's reading
+  else size[1] = half;
+  Pose local;
+  local.p = (from + to) / 2.0;
+  local.q = z_to(from - to);
+  return local;
+}
+
+// A contact's sliding and torsional friction as MuJoCo's condim allows it; the scene combines
+// two bodies' values by their maximum, as MuJoCo combines geoms' (collision.friction_combine
+// "max").
+std::pair<double, double> geom_friction(Model& m, Documents& docs, Unsupported& unsupported, const XMLElement* e, int cls) {
+  const int condim = int(m.number(e, "geom", "condim", cls, 3));
+  if (condim != 1 && condim != 3 && condim != 4 && condim != 6) docs.fail(e, "attribute 'condim': expected 1, 3, 4 or 6");
+  // sliding, torsional, rolling; numbers left out keep MuJoCo's defaults
+  double friction[3] = {1.0, 0.005, 0.0001};
+  const auto given = m.numbers(e, "geom", "friction", cls, 1, 3);
+  for (std::size_t i = 0; i < given.size(); ++i) friction[i] = given[i];
+  if (condim == 6 && friction[2] > 0.0)
+    unsupported.note(e, "geom/rolling", "rolling friction (condim 6) is not imported: the scene's contacts have sliding and torsional friction");
+  return {condim >= 3 ? friction[0] : 0.0, condim >= 4 ? friction[1] : 0.0};
+}
+
+// A mesh geom: the convex hull of its asset's vertices (scaled), as a convex shape, with its
+// volume, centre of mass and unit inertia.
+Json mesh_shape(Model& m, Documents& docs, const XMLElement* e, int cls, Solid& solid) {
+  Json shape;
+  const char* mesh_name = m.attr(e, "geom", "mesh", cls);
+  if (mesh_name == nullptr) docs.fail(e, "a mesh geom needs 'mesh'");
+  auto asset = m.meshes.find(mesh_name);
+  if (asset == m.meshes.end()) docs.fail(e, std::string("unknown mesh '") + mesh_name + "'");
+  const MeshAsset& mesh = asset->second;
+  std::vector<Vec3> points = mesh.vertices;
+  if (!mesh.file.empty()) {
+    try {
+      points = read_mesh(mesh.file, "").vertices;
+    } catch (const std::exception& error) {
+      docs.fail(mesh.element, error.what());
+    }
+  }
+  for (Vec3& p : points) p = p.cwiseProduct(mesh.scale);
+  ConvexHull hull;
+  try {
+    hull = make_convex_hull(points);
+  } catch (const std::exception& error) {
+    docs.fail(e, std::string("the mesh's convex hull: ") + error.what());
+  }
+  std::vector<std::array<int, 3>> triangles;
+  for (const auto& face : hull.faces)
+    for (std::size_t i = 1; i + 1 < face.size(); ++i) triangles.push_back({face[0], face[i], face[i + 1]});
+  const VolumeIntegrals v = volume_integrals(hull.vertices, triangles);
+  if (!(v.volume > 0.0)) docs.fail(e, "the mesh's convex hull has no volume");
+  solid.volume = v.volume;
+  solid.com = v.first / v.volume;
+  const Mat3 about_origin = v.second.trace() * Mat3::Identity() - v.second;
+  solid.unit_inertia = (about_origin - v.volume * (solid.com.squaredNorm() * Mat3::Identity() - solid.com * solid.com.transpose())) / v.volume;
+  if (!mesh.file.empty() && mesh.scale == Vec3::Ones()) {
+    shape = {{"type", "convex"}, {"file", fs::absolute(mesh.file).lexically_normal().string()}};
+  } else {
+    Json vertices = Json::array();
+    for (const Vec3& p : hull.vertices) vertices.push_back(vec(p));
+    shape = {{"type", "convex"}, {"vertices", vertices}};
+  }
+  return shape;
+}
+
+// A solid geom's shape (sphere, capsule, cylinder, box, mesh) with its volume, centre of mass
+// and unit inertia.
+Json solid_shape(Model& m, Documents& docs, const XMLElement* e, int cls, const std::string& type,
+                 const std::vector<double>& size, Solid& solid) {
+  auto positive = [&](std::initializer_list<int> which) {
+    for (int i : which)
+      if (!(size[std::size_t(i)] > 0.0)) docs.fail(e, "a " + type + " needs a positive size[" + std::to_string(i) + "]");
+  };
+  Json shape;
+  const double r = size[0];
+  if (type == "sphere" || (type == "ellipsoid" && size[0] == size[1] && size[1] == size[2])) {
+    positive({0});
+    shape = {{"type", "sphere"}, {"radius", r}};
+    solid.volume = 4.0 / 3.0 * kPi * r * r * r;
+    solid.unit_inertia = sphere_inertia(1.0, r);
+  } else if (type == "capsule" || type == "cylinder") {
+    positive({0, 1});
+    const double h = size[1];
+    shape = {{"type", type}, {"radius", r}, {"half_height", h}};
+    solid.volume = kPi * r * r * 2.0 * h + (type == "capsule" ? 4.0 / 3.0 * kPi * r * r * r : 0.0);
+    solid.unit_inertia = type == "capsule" ? capsule_inertia(1.0, r, h) : cylinder_inertia(1.0, r, h);
+  } else if (type == "box") {
+    positive({0, 1, 2});
+    const Vec3 half(size[0], size[1], size[2]);
+    shape = {{"type", "box"}, {"half_extents", vec(half)}};
+    solid.volume = 8.0 * half.prod();
+    solid.unit_inertia = box_inertia(1.0, half);
+  } else if (type == "ellipsoid") {
+    docs.fail(e, "an ellipsoid with unequal radii is not supported (the scene has no ellipsoid shape)");
+  } else if (type == "mesh") {
+    shape = mesh_shape(m, docs, e, cls, solid);
+  } else {
+    docs.fail(e, "geom type '" + type + "' is not supported");
+  }
+  return shape;
+}
+
+}  // namespace
+
 // The colour MuJoCo draws a geom in: its rgba, or its material's where the rgba is the default;
 // none for the groups MuJoCo hides by default (3 to 5) and for a transparent one
 static std::optional<std::array<double, 4>> geom_color(const Model& m, const XMLElement* e, int cls, int group) {
@@ -342,22 +470,7 @@ void Importer::geom(Model& m, const XMLElement* e, const Place& place) {
   const std::string type = m.text(e, "geom", "type", cls, "sphere");
   auto size = m.numbers(e, "geom", "size", cls, 1, 3, {0, 0, 0});
   size.resize(3, 0.0);
-  Pose local;
-  const auto fromto = m.numbers(e, "geom", "fromto", cls, 6, 6);
-  if (!fromto.empty()) {
-    if (type != "capsule" && type != "cylinder" && type != "box" && type != "ellipsoid")
-      docs_.fail(e, "fromto needs a capsule, cylinder, box or ellipsoid");
-    const Vec3 from(fromto[0], fromto[1], fromto[2]), to(fromto[3], fromto[4], fromto[5]);
-    const double half = (from - to).norm() / 2.0;
-    if (half < 1e-14) docs_.fail(e, "the fromto points coincide");
-    if (type == "box" || type == "ellipsoid") size = {size[0], size[0], half};  // MuJoCo's reading
-    else size[1] = half;
-    local.p = (from + to) / 2.0;
-    local.q = z_to(from - to);
-  } else {
-    local = m.frame(e, "geom", cls);
-  }
-  const Pose world = place.body * place.frame * local;
+  const Pose world = place.body * place.frame * geom_frame(m, docs_, e, cls, type, size);
   const bool moving = place.sim >= 0 && !bodies_[place.sim].fixed;
 
   const unsigned contype = unsigned(m.number(e, "geom", "contype", cls, 1));
@@ -366,45 +479,9 @@ void Importer::geom(Model& m, const XMLElement* e, const Place& place) {
   if (visual && m.compiler.discardvisual) return;
   const int group = int(m.number(e, "geom", "group", cls, 0));
   const std::optional<std::array<double, 4>> color = geom_color(m, e, cls, group);
-  const int condim = int(m.number(e, "geom", "condim", cls, 3));
-  if (condim != 1 && condim != 3 && condim != 4 && condim != 6) docs_.fail(e, "attribute 'condim': expected 1, 3, 4 or 6");
-  // sliding, torsional, rolling; numbers left out keep MuJoCo's defaults
-  double friction[3] = {1.0, 0.005, 0.0001};
-  const auto given = m.numbers(e, "geom", "friction", cls, 1, 3);
-  for (std::size_t i = 0; i < given.size(); ++i) friction[i] = given[i];
-  if (condim == 6 && friction[2] > 0.0)
-    unsupported_.note(e, "geom/rolling", "rolling friction (condim 6) is not imported: the scene's contacts have sliding and torsional friction");
-  // a contact's friction as MuJoCo's condim allows it; the scene combines two bodies' values by
-  // their maximum, as MuJoCo combines geoms' (collision.friction_combine "max")
-  const double mu = condim >= 3 ? friction[0] : 0.0, torsion = condim >= 4 ? friction[1] : 0.0;
+  const auto [mu, torsion] = geom_friction(m, docs_, unsupported_, e, cls);
 
-  auto positive = [&](std::initializer_list<int> which) {
-    for (int i : which)
-      if (!(size[i] > 0.0)) docs_.fail(e, "a " + type + " needs a positive size[" + std::to_string(i) + "]");
-  };
-  Json shape;
-  Solid solid;
-  const double r = size[0];
-  if (type == "sphere" || (type == "ellipsoid" && size[0] == size[1] && size[1] == size[2])) {
-    positive({0});
-    shape = {{"type", "sphere"}, {"radius", r}};
-    solid.volume = 4.0 / 3.0 * kPi * r * r * r;
-    solid.unit_inertia = sphere_inertia(1.0, r);
-  } else if (type == "capsule" || type == "cylinder") {
-    positive({0, 1});
-    const double h = size[1];
-    shape = {{"type", type}, {"radius", r}, {"half_height", h}};
-    solid.volume = kPi * r * r * 2.0 * h + (type == "capsule" ? 4.0 / 3.0 * kPi * r * r * r : 0.0);
-    solid.unit_inertia = type == "capsule" ? capsule_inertia(1.0, r, h) : cylinder_inertia(1.0, r, h);
-  } else if (type == "box") {
-    positive({0, 1, 2});
-    const Vec3 half(size[0], size[1], size[2]);
-    shape = {{"type", "box"}, {"half_extents", vec(half)}};
-    solid.volume = 8.0 * half.prod();
-    solid.unit_inertia = box_inertia(1.0, half);
-  } else if (type == "ellipsoid") {
-    docs_.fail(e, "an ellipsoid with unequal radii is not supported (the scene has no ellipsoid shape)");
-  } else if (type == "plane") {
+  if (type == "plane") {
     if (moving) docs_.fail(e, "a plane belongs to the world or a body welded to it");
     const Vec3 normal = world.rotate(Vec3::UnitZ());
     Json plane = {{"type", "plane"}, {"normal", vec(normal)}, {"offset", normal.dot(world.p)}};
@@ -418,46 +495,9 @@ void Importer::geom(Model& m, const XMLElement* e, const Place& place) {
     b.conaffinity = conaffinity;
     if (!visual) new_body(std::move(b)), has_plane_ = true;
     return;
-  } else if (type == "mesh") {
-    const char* mesh_name = m.attr(e, "geom", "mesh", cls);
-    if (mesh_name == nullptr) docs_.fail(e, "a mesh geom needs 'mesh'");
-    auto asset = m.meshes.find(mesh_name);
-    if (asset == m.meshes.end()) docs_.fail(e, std::string("unknown mesh '") + mesh_name + "'");
-    const MeshAsset& mesh = asset->second;
-    std::vector<Vec3> points = mesh.vertices;
-    if (!mesh.file.empty()) {
-      try {
-        points = read_mesh(mesh.file, "").vertices;
-      } catch (const std::exception& error) {
-        docs_.fail(mesh.element, error.what());
-      }
-    }
-    for (Vec3& p : points) p = p.cwiseProduct(mesh.scale);
-    ConvexHull hull;
-    try {
-      hull = make_convex_hull(points);
-    } catch (const std::exception& error) {
-      docs_.fail(e, std::string("the mesh's convex hull: ") + error.what());
-    }
-    std::vector<std::array<int, 3>> triangles;
-    for (const auto& face : hull.faces)
-      for (std::size_t i = 1; i + 1 < face.size(); ++i) triangles.push_back({face[0], face[i], face[i + 1]});
-    const VolumeIntegrals v = volume_integrals(hull.vertices, triangles);
-    if (!(v.volume > 0.0)) docs_.fail(e, "the mesh's convex hull has no volume");
-    solid.volume = v.volume;
-    solid.com = v.first / v.volume;
-    const Mat3 about_origin = v.second.trace() * Mat3::Identity() - v.second;
-    solid.unit_inertia = (about_origin - v.volume * (solid.com.squaredNorm() * Mat3::Identity() - solid.com * solid.com.transpose())) / v.volume;
-    if (!mesh.file.empty() && mesh.scale == Vec3::Ones()) {
-      shape = {{"type", "convex"}, {"file", fs::absolute(mesh.file).lexically_normal().string()}};
-    } else {
-      Json vertices = Json::array();
-      for (const Vec3& p : hull.vertices) vertices.push_back(vec(p));
-      shape = {{"type", "convex"}, {"vertices", vertices}};
-    }
-  } else {
-    docs_.fail(e, "geom type '" + type + "' is not supported");
   }
+  Solid solid;
+  const Json shape = solid_shape(m, docs_, e, cls, type, size, solid);
 
   // mass: MuJoCo counts every geom of the inertia groups, visual ones too
   if (place.mass != nullptr && group >= m.compiler.group_lo && group <= m.compiler.group_hi) {

@@ -42,17 +42,16 @@
 #include <coulomb/newton_device.h>
 #include <coulomb/position_problem.h>
 #include <coulomb/solver.h>
+#include <coulomb/timer.h>
 
 #include <Eigen/Dense>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 namespace coulomb {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using Mat6 = Eigen::Matrix<double, 6, 6>;
 
 // seed 003 eq. 23-27 (FB, alpha = 0 and beta = 1 at (0, 0)) and eq. 18-22 (min-map): value and
@@ -87,6 +86,24 @@ class Newton {
   void set_configuration();
   void mass_blocks();
   double build_system(bool first);  // returns the Newton residual
+  // its parts, in order
+  std::vector<Vec6> evaluate_rows(bool first);  // J^T P per DOF
+  void geometric_stiffness(const std::vector<Vec6>& JtP);
+  void momentum_equations(const std::vector<Vec6>& JtP, double& residual);
+  // one block of rows: its first row, size, and its C and compliance (both nb x nb, row-major)
+  struct BlockView {
+    int r0 = 0, nb = 0;
+    double* C = nullptr;
+    const double* E = nullptr;
+  };
+  void row_equations(double& residual);
+  void element_rows(const BlockView& v, double& residual);
+  void bilateral_row(const BlockView& v, int i, double& residual);
+  void normal_row(const BlockView& v, int i, double& residual);
+  void friction_rows(const BlockView& v, int i, double& residual);
+  void system_jacobian();
+  void known_steps_into_momentum();
+  void schur_rhs();
   Configuration configuration() const { return p_.configuration(); }
   Vec6 velocity(int d) const {
     Vec6 u = Vec6::Zero();
@@ -214,6 +231,21 @@ double Newton::row_inv_mass(int r) const {
 // Evaluates the rows at q(u) and fills the Schur system, its right-hand side and the decoupled
 // rows' steps; returns the Newton residual (see the top of the file).
 double Newton::build_system(bool first) {
+  const std::vector<Vec6> JtP = evaluate_rows(first);
+  if (n_.geometric_stiffness && have_prev_) geometric_stiffness(JtP);
+  double residual = 0.0;
+  momentum_equations(JtP, residual);
+  row_equations(residual);
+  system_jacobian();
+  known_steps_into_momentum();
+  schur_rhs();
+  return residual;
+}
+
+// The rows at this configuration and J^T P per DOF; on the first iteration the impulses start
+// (zero, or the warm start), and a "warm" start moves u to u~ + M^-1 J^T P^0 and evaluates the
+// rows again there.
+std::vector<Vec6> Newton::evaluate_rows(bool first) {
   const Configuration cfg = configuration();
   if (!first) std::swap(prev_rows_, rows_);
   evaluate_constraints(cfg, set_, rows_);
@@ -222,37 +254,36 @@ double Newton::build_system(bool first) {
     P_.assign(std::size_t(m), 0.0);
     if (o_.warm_start) load_impulses();
   }
-
-  // J^T P per DOF at this configuration
   std::vector<Vec6> JtP = transpose_product(rows_, P_, nd_);
   if (first && n_.start == NewtonStart::Warm) {
-    // u^0 = u~ + M^-1 J^T P^0, and the rows again at its configuration
     for (int d = 0; d < nd_; ++d)
       if (moves_[std::size_t(d)]) set_velocity(d, ufree_[std::size_t(d)] + Minv_[std::size_t(d)] * JtP[std::size_t(d)]);
     set_configuration();
     evaluate_constraints(configuration(), set_, rows_);
     JtP = transpose_product(rows_, P_, nd_);
   }
+  return JtP;
+}
 
-  // eq. 71-74: the diagonal secant of d(J^T P)/du along the last step (the same P at both
-  // configurations), added to H where it makes H larger than M (see solvers/README.md)
-  if (n_.geometric_stiffness && have_prev_) {
-    const std::vector<Vec6> JtP_old = transpose_product(prev_rows_, P_, nd_);
-    for (int d = 0; d < nd_; ++d) {
-      if (!moves_[std::size_t(d)]) continue;
-      const Vec6 du = velocity(d) - prev_u_[std::size_t(d)];
-      for (int c = 0; c < 6; ++c) {
-        if (std::abs(du[c]) < 1e-12) continue;
-        const double k = secant_stiffness(JtP[std::size_t(d)][c], JtP_old[std::size_t(d)][c], 0.0, du[c]);  // -dF/du
-        shift_[std::size_t(d)][c] = std::max(0.0, k);
-      }
+// eq. 71-74: the diagonal secant of d(J^T P)/du along the last step (the same P at both
+// configurations), added to H where it makes H larger than M (see solvers/README.md)
+void Newton::geometric_stiffness(const std::vector<Vec6>& JtP) {
+  const std::vector<Vec6> JtP_old = transpose_product(prev_rows_, P_, nd_);
+  for (int d = 0; d < nd_; ++d) {
+    if (!moves_[std::size_t(d)]) continue;
+    const Vec6 du = velocity(d) - prev_u_[std::size_t(d)];
+    for (int c = 0; c < 6; ++c) {
+      if (std::abs(du[c]) < 1e-12) continue;
+      const double k = secant_stiffness(JtP[std::size_t(d)][c], JtP_old[std::size_t(d)][c], 0.0, du[c]);  // -dF/du
+      shift_[std::size_t(d)][c] = std::max(0.0, k);
     }
   }
+}
 
-  // H^-1 = (1 + M^-1 S)^-1 M^-1 per DOF, and H^-1 g with M^-1 g = (u - u~) - M^-1 J^T P
+// H^-1 = (1 + M^-1 S)^-1 M^-1 per DOF, and H^-1 g with M^-1 g = (u - u~) - M^-1 J^T P
+void Newton::momentum_equations(const std::vector<Vec6>& JtP, double& residual) {
   Hinv_.assign(std::size_t(nd_), Mat6::Zero());
   Hinv_g_.assign(std::size_t(nd_), Vec6::Zero());
-  double residual = 0.0;
   for (int d = 0; d < nd_; ++d) {
     if (!moves_[std::size_t(d)]) continue;
     const Mat6& Mi = Minv_[std::size_t(d)];
@@ -262,8 +293,12 @@ double Newton::build_system(bool first) {
     residual = std::max(residual, Mig.cwiseAbs().maxCoeff());
     Hinv_g_[std::size_t(d)] = T * Mig;
   }
+}
 
-  // the rows' equations
+// The rows' equations, block by block: each block's C (the compliance part of the Schur
+// system), the right-hand side, and the decoupled rows' known steps.
+void Newton::row_equations(double& residual) {
+  const int m = rows_.rows();
   rhs_.assign(std::size_t(m), 0.0);
   known_.assign(std::size_t(m), std::nan(""));
   coupled_.assign(std::size_t(m), 1);
@@ -279,115 +314,150 @@ double Newton::build_system(bool first) {
     const int r0 = rows_.block_start[std::size_t(b)], r1 = rows_.block_start[std::size_t(b) + 1], nb = r1 - r0;
     sys_.c_start.push_back(int(sys_.C.size()));
     sys_.C.resize(sys_.C.size() + std::size_t(nb * nb), 0.0);
-    double* Cb = sys_.C.data() + sys_.c_start.back();
-    const double* E = rows_.compliance.data() + rows_.compliance_start[std::size_t(b)];
+    BlockView v{r0, nb, sys_.C.data() + sys_.c_start.back(), rows_.compliance.data() + rows_.compliance_start[std::size_t(b)]};
     for (int r = r0; r < r1; ++r) sys_.row_block[std::size_t(r)] = b;
     sys_.block_start.push_back(r1);
-    const RowKind k0 = rows_.kind[std::size_t(r0)];
-    if (k0 == RowKind::Element) {
-      // c + gamma J u + E P / h = 0: a = h + gamma, D = E / h (dense)
-      const auto& mat = set_.materials[std::size_t(set_.elements[std::size_t(rows_.block[std::size_t(r0)])].material)];
-      const double s = h_ + mat.damping;
-      for (int i = 0; i < nb; ++i) {
-        const int r = r0 + i;
-        double Ju = 0.0;
-        for (int e = rows_.entry_start[std::size_t(r)]; e < rows_.entry_start[std::size_t(r) + 1]; ++e)
-          Ju += rows_.entry_J[std::size_t(e)].dot(velocity(rows_.entry_dof[std::size_t(e)]));
-        double rho = rows_.value[std::size_t(r)] + mat.damping * Ju;
-        for (int j = 0; j < nb; ++j) {
-          rho += E[i * nb + j] * P_[std::size_t(r0 + j)] / h_;
-          Cb[i * nb + j] = E[i * nb + j] / (h_ * s);
-        }
-        rhs_[std::size_t(r)] = rho / s;
-        residual = std::max(residual, std::abs(rho) / s);
-      }
+    if (rows_.kind[std::size_t(r0)] == RowKind::Element) {
+      element_rows(v, residual);
       continue;
     }
     for (int i = 0; i < nb; ++i) {
-      const int r = r0 + i;
-      const RowKind kind = rows_.kind[std::size_t(r)];
-      const double c = rows_.value[std::size_t(r)];
-      const double P = P_[std::size_t(r)];
-      double& C = Cb[i * nb + i];
-      // a drive with a force bound is the box NCP P = mid(lo h, P - rho / (h w), hi h), w the
-      // row's inverse mass: bilateral inside the box, its impulse known at a bound
-      const double box_lo = rows_.lo[std::size_t(r)] * h_, box_hi = rows_.hi[std::size_t(r)] * h_;
-      const double trial = kind == RowKind::Actuator
-                               ? P - (c + E[i * nb + i] * P / h_) / (h_ * std::max(row_inv_mass(r), 1e-300))
-                               : 0.0;
-      if (kind == RowKind::Bilateral || (kind == RowKind::Actuator && trial > box_lo && trial < box_hi)) {
-        const double alpha = E[i * nb + i];
-        const double rho = c + alpha * P / h_;
-        C = alpha / (h_ * h_);
-        rhs_[std::size_t(r)] = rho / h_;
-        residual = std::max(residual, std::abs(rho) / h_);
-      } else if (kind == RowKind::Actuator) {
-        const double bound = trial <= box_lo ? box_lo : box_hi;
-        coupled_[std::size_t(r)] = 0;
-        known_[std::size_t(r)] = bound - P;
-        C = 1.0;
-        residual = std::max(residual, std::abs(bound - P) * row_inv_mass(r));
+      const RowKind kind = rows_.kind[std::size_t(r0 + i)];
+      if (kind == RowKind::Bilateral || kind == RowKind::Actuator) {
+        bilateral_row(v, i, residual);
       } else if (kind == RowKind::ContactNormal || kind == RowKind::Limit) {
-        const double alpha_c = E[i * nb + i];  // a limit's compliance (contacts: 0)
-        const double rn = n_.scaling == NcpScaling::Complementarity ? h_ * h_ * std::max(row_inv_mass(r), 1e-300)
-                          : n_.scaling == NcpScaling::Timestep     ? h_ * h_
-                                                                   : 1.0;
-        const Ncp f = ncp(n_.ncp, c + alpha_c * P / h_, rn * P / h_);  // eq. 93-98
-        residual = std::max(residual, std::abs(f.phi) / h_);
-        const double a = f.alpha * h_;  // the row's derivative scale
-        const double D = f.beta * rn / h_ + f.alpha * alpha_c / h_;
-        if (f.alpha < kDecoupled) {
-          coupled_[std::size_t(r)] = 0;
-          known_[std::size_t(r)] = D > 0.0 ? -f.phi / D : 0.0;
-          C = 1.0;
-        } else {
-          C = D / a;
-          rhs_[std::size_t(r)] = f.phi / a;
-        }
-      } else {  // ContactFriction: rows r (t) and r + 1 (s) of the contact whose normal is r - 1
-        const int rn_row = r - 1;
-        const double mu = set_.contacts[std::size_t(rows_.block[std::size_t(r)])].mu;
-        const double lambda_n = P_[std::size_t(rn_row)] / h_;
-        const Eigen::Vector2d Pf(P, P_[std::size_t(r) + 1]);
-        const double dm = 0.5 * (row_inv_mass(r) + row_inv_mass(r + 1));
-        Eigen::Vector2d vT = Eigen::Vector2d::Zero();
-        for (int j = 0; j < 2; ++j)
-          for (int e = rows_.entry_start[std::size_t(r + j)]; e < rows_.entry_start[std::size_t(r + j) + 1]; ++e)
-            vT[j] += rows_.entry_J[std::size_t(e)].dot(velocity(rows_.entry_dof[std::size_t(e)]));
-        // eq. 33-35 with r-scaling (eq. 99-105): W = (|v_T| - psi) / (|lambda_f| + psi / r)
-        const double rf = n_.scaling == NcpScaling::Complementarity ? h_ * std::max(dm, 1e-300)
-                          : n_.scaling == NcpScaling::Timestep     ? h_
-                                                                   : 1.0;
-        const double lf = Pf.norm() / h_, v = vT.norm();
-        const double psi = mu * lambda_n > 0.0 ? ncp(n_.ncp, v, rf * (mu * lambda_n - lf)).phi : 0.0;
-        const double num = v - psi, den = lf + psi / rf;
-        if (mu * lambda_n > 0.0) {
-          // the residual of eq. 31-32: the NCP value and the misalignment of the force with the slip
-          const double align = lf > 0.0 ? (vT + v * Pf / Pf.norm()).norm() : v;
-          residual = std::max(residual, std::max(std::abs(psi), lf > 0.0 || v > 0.0 ? align : 0.0));
-        }
-        if (!(mu * lambda_n > 0.0) || !(den > 1e-9 * mu * lambda_n)) {
-          // eq. 106 inactive (or the fixed point asks for a friction force of at most zero): the
-          // friction rows are removed and their impulse returns to zero
-          for (int j = 0; j < 2; ++j) {
-            coupled_[std::size_t(r + j)] = 0;
-            known_[std::size_t(r + j)] = -Pf[j];
-            Cb[(i + j) * nb + i + j] = 1.0;
-            if (!(mu * lambda_n > 0.0)) residual = std::max(residual, std::abs(Pf[j]) * dm);
-          }
-        } else {
-          const double W = num > 0.0 ? num / den : 0.0;
-          for (int j = 0; j < 2; ++j) {
-            Cb[(i + j) * nb + i + j] = W / h_;          // eq. 53, a = 1
-            rhs_[std::size_t(r + j)] = vT[j] + W * Pf[j] / h_;  // eq. 36
-          }
-        }
+        normal_row(v, i, residual);
+      } else {
+        friction_rows(v, i, residual);
         ++i;  // the s row was done with the t row
       }
     }
   }
+}
 
-  // J in the system: coupled rows only (a decoupled row's dP is known and goes to the right-hand side)
+// c + gamma J u + E P / h = 0: a = h + gamma, D = E / h (dense)
+void Newton::element_rows(const BlockView& v, double& residual) {
+  const int r0 = v.r0, nb = v.nb;
+  double* Cb = v.C;
+  const double* E = v.E;
+  const auto& mat = set_.materials[std::size_t(set_.elements[std::size_t(rows_.block[std::size_t(r0)])].material)];
+  const double s = h_ + mat.damping;
+  for (int i = 0; i < nb; ++i) {
+    const int r = r0 + i;
+    double Ju = 0.0;
+    for (int e = rows_.entry_start[std::size_t(r)]; e < rows_.entry_start[std::size_t(r) + 1]; ++e)
+      Ju += rows_.entry_J[std::size_t(e)].dot(velocity(rows_.entry_dof[std::size_t(e)]));
+    double rho = rows_.value[std::size_t(r)] + mat.damping * Ju;
+    for (int j = 0; j < nb; ++j) {
+      rho += E[i * nb + j] * P_[std::size_t(r0 + j)] / h_;
+      Cb[i * nb + j] = E[i * nb + j] / (h_ * s);
+    }
+    rhs_[std::size_t(r)] = rho / s;
+    residual = std::max(residual, std::abs(rho) / s);
+  }
+}
+
+// A bilateral row, or a drive: a drive with a force bound is the box NCP
+// P = mid(lo h, P - rho / (h w), hi h), w the row's inverse mass: bilateral inside the box, its
+// impulse known at a bound.
+void Newton::bilateral_row(const BlockView& v, int i, double& residual) {
+  const int r = v.r0 + i, nb = v.nb;
+  const RowKind kind = rows_.kind[std::size_t(r)];
+  const double* E = v.E;
+  const double c = rows_.value[std::size_t(r)];
+  const double P = P_[std::size_t(r)];
+  double& C = v.C[i * nb + i];
+  const double box_lo = rows_.lo[std::size_t(r)] * h_, box_hi = rows_.hi[std::size_t(r)] * h_;
+  const double trial = kind == RowKind::Actuator
+                           ? P - (c + E[i * nb + i] * P / h_) / (h_ * std::max(row_inv_mass(r), 1e-300))
+                           : 0.0;
+  if (kind == RowKind::Bilateral || (trial > box_lo && trial < box_hi)) {
+    const double alpha = E[i * nb + i];
+    const double rho = c + alpha * P / h_;
+    C = alpha / (h_ * h_);
+    rhs_[std::size_t(r)] = rho / h_;
+    residual = std::max(residual, std::abs(rho) / h_);
+  } else {
+    const double bound = trial <= box_lo ? box_lo : box_hi;
+    coupled_[std::size_t(r)] = 0;
+    known_[std::size_t(r)] = bound - P;
+    C = 1.0;
+    residual = std::max(residual, std::abs(bound - P) * row_inv_mass(r));
+  }
+}
+
+// A contact's normal row or a joint limit: the NCP of eq. 93-98, decoupled while open.
+void Newton::normal_row(const BlockView& v, int i, double& residual) {
+  const int r = v.r0 + i, nb = v.nb;
+  const double c = rows_.value[std::size_t(r)];
+  const double P = P_[std::size_t(r)];
+  double& C = v.C[i * nb + i];
+  const double alpha_c = v.E[i * nb + i];  // a limit's compliance (contacts: 0)
+  const double rn = n_.scaling == NcpScaling::Complementarity ? h_ * h_ * std::max(row_inv_mass(r), 1e-300)
+                    : n_.scaling == NcpScaling::Timestep     ? h_ * h_
+                                                             : 1.0;
+  const Ncp f = ncp(n_.ncp, c + alpha_c * P / h_, rn * P / h_);  // eq. 93-98
+  residual = std::max(residual, std::abs(f.phi) / h_);
+  const double a = f.alpha * h_;  // the row's derivative scale
+  const double D = f.beta * rn / h_ + f.alpha * alpha_c / h_;
+  if (f.alpha < kDecoupled) {
+    coupled_[std::size_t(r)] = 0;
+    known_[std::size_t(r)] = D > 0.0 ? -f.phi / D : 0.0;
+    C = 1.0;
+  } else {
+    C = D / a;
+    rhs_[std::size_t(r)] = f.phi / a;
+  }
+}
+
+// A contact's friction rows r (t) and r + 1 (s), its normal at r - 1: eq. 33-35 with
+// r-scaling (eq. 99-105), W = (|v_T| - psi) / (|lambda_f| + psi / r).
+void Newton::friction_rows(const BlockView& v, int i, double& residual) {
+  const int r = v.r0 + i, nb = v.nb;
+  double* Cb = v.C;
+  const double P = P_[std::size_t(r)];
+  const int rn_row = r - 1;
+  const double mu = set_.contacts[std::size_t(rows_.block[std::size_t(r)])].mu;
+  const double lambda_n = P_[std::size_t(rn_row)] / h_;
+  const Eigen::Vector2d Pf(P, P_[std::size_t(r) + 1]);
+  const double dm = 0.5 * (row_inv_mass(r) + row_inv_mass(r + 1));
+  Eigen::Vector2d vT = Eigen::Vector2d::Zero();
+  for (int j = 0; j < 2; ++j)
+    for (int e = rows_.entry_start[std::size_t(r + j)]; e < rows_.entry_start[std::size_t(r + j) + 1]; ++e)
+      vT[j] += rows_.entry_J[std::size_t(e)].dot(velocity(rows_.entry_dof[std::size_t(e)]));
+  const double rf = n_.scaling == NcpScaling::Complementarity ? h_ * std::max(dm, 1e-300)
+                    : n_.scaling == NcpScaling::Timestep     ? h_
+                                                             : 1.0;
+  const double lf = Pf.norm() / h_, speed = vT.norm();
+  const double psi = mu * lambda_n > 0.0 ? ncp(n_.ncp, speed, rf * (mu * lambda_n - lf)).phi : 0.0;
+  const double num = speed - psi, den = lf + psi / rf;
+  if (mu * lambda_n > 0.0) {
+    // the residual of eq. 31-32: the NCP value and the misalignment of the force with the slip
+    const double align = lf > 0.0 ? (vT + speed * Pf / Pf.norm()).norm() : speed;
+    residual = std::max(residual, std::max(std::abs(psi), lf > 0.0 || speed > 0.0 ? align : 0.0));
+  }
+  if (!(mu * lambda_n > 0.0) || !(den > 1e-9 * mu * lambda_n)) {
+    // eq. 106 inactive (or the fixed point asks for a friction force of at most zero): the
+    // friction rows are removed and their impulse returns to zero
+    for (int j = 0; j < 2; ++j) {
+      coupled_[std::size_t(r + j)] = 0;
+      known_[std::size_t(r + j)] = -Pf[j];
+      Cb[(i + j) * nb + i + j] = 1.0;
+      if (!(mu * lambda_n > 0.0)) residual = std::max(residual, std::abs(Pf[j]) * dm);
+    }
+  } else {
+    const double W = num > 0.0 ? num / den : 0.0;
+    for (int j = 0; j < 2; ++j) {
+      Cb[(i + j) * nb + i + j] = W / h_;                  // eq. 53, a = 1
+      rhs_[std::size_t(r + j)] = vT[j] + W * Pf[j] / h_;  // eq. 36
+    }
+  }
+}
+
+// J in the system: coupled rows only (a decoupled row's dP is known and goes to the right-hand
+// side), and H^-1.
+void Newton::system_jacobian() {
+  const int m = rows_.rows();
   sys_.entry_start.assign(1, 0);
   sys_.entry_dof.clear();
   sys_.entry_J.clear();
@@ -406,9 +476,12 @@ double Newton::build_system(bool first) {
   for (int d = 0; d < nd_; ++d)
     Eigen::Map<Eigen::Matrix<double, 6, 6, Eigen::RowMajor>>(sys_.Hinv.data() + 36 * d) = Hinv_[std::size_t(d)];
   sys_.build_transpose();
+}
 
-  // the decoupled rows' known steps enter the momentum balance: g' = g - J^T dP_known, so that
-  // H^-1 g' = H^-1 g - H^-1 J^T dP_known
+// the decoupled rows' known steps enter the momentum balance: g' = g - J^T dP_known, so that
+// H^-1 g' = H^-1 g - H^-1 J^T dP_known
+void Newton::known_steps_into_momentum() {
+  const int m = rows_.rows();
   for (int r = 0; r < m; ++r) {
     if (coupled_[std::size_t(r)] || known_[std::size_t(r)] == 0.0) continue;
     for (int e = rows_.entry_start[std::size_t(r)]; e < rows_.entry_start[std::size_t(r) + 1]; ++e) {
@@ -417,7 +490,11 @@ double Newton::build_system(bool first) {
         Hinv_g_[std::size_t(d)] -= Hinv_[std::size_t(d)] * rows_.entry_J[std::size_t(e)] * known_[std::size_t(r)];
     }
   }
-  // eq. 59's right-hand side J H^-1 g - h; s.8.4's eps on the coupled rows' diagonal
+}
+
+// eq. 59's right-hand side J H^-1 g - h; s.8.4's eps on the coupled rows' diagonal
+void Newton::schur_rhs() {
+  const int m = rows_.rows();
   std::vector<double> diag(rhs_.size());
   gpu::schur_diagonal(sys_, diag.data());
   for (int r = 0; r < m; ++r) {
@@ -435,7 +512,6 @@ double Newton::build_system(bool first) {
     const double C = sys_.C[std::size_t(sys_.c_start[std::size_t(b)] + i * nb + i)];
     sys_.C[std::size_t(sys_.c_start[std::size_t(b)] + i * nb + i)] += n_.epsilon * std::max(diag[std::size_t(r)] - C, 0.0);
   }
-  return residual;
 }
 
 // The inverse of store_impulses: each block's rows from the problem's arrays (sized to the
@@ -507,7 +583,7 @@ double Newton::contact_merit() const {
 }
 
 SolverStats Newton::run() {
-  const auto t0 = Clock::now();
+  const Stopwatch watch;
   SolverStats st;
   setup();
   gpu::LinearOptions lo;
@@ -553,7 +629,7 @@ SolverStats Newton::run() {
   }
   store_impulses();
   st.merit = contact_merit();
-  st.time_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  st.time_ms = watch.ms();
   return st;
 }
 

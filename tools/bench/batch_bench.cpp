@@ -14,13 +14,13 @@
 #include <coulomb/error.h>
 #include <coulomb/scene_overrides.h>
 #include <coulomb/world.h>
+#include <coulomb/timer.h>
 
 #include <CLI/CLI.hpp>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -50,7 +50,7 @@ Run run(const coulomb::SceneDef& scene, const coulomb::RigidModel& model, const 
   const int na = int(scene.actuators.size()), nj = int(scene.joints.size());
   std::vector<double> observed(std::size_t(count) * std::size_t(nj));
   const double c0 = bench::process_cpu_ns();
-  const auto t0 = std::chrono::steady_clock::now();
+  const coulomb::Stopwatch watch;
   arena.execute([&] {
     for (int s = 0; s < steps; ++s)
       tbb::parallel_for(tbb::blocked_range<int>(0, count, 1), [&](const tbb::blocked_range<int>& r) {
@@ -63,10 +63,9 @@ Run run(const coulomb::SceneDef& scene, const coulomb::RigidModel& model, const 
         }
       });
   });
-  const auto t1 = std::chrono::steady_clock::now();
+  const double wall_ms = watch.ms();
   const double c1 = bench::process_cpu_ns();
   Run out;
-  const double wall_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   out.ms_per_world_step = wall_ms / (double(count) * double(steps));
   out.cores = (c1 - c0) * 1e-6 / wall_ms;
   out.joint_error.assign(std::size_t(nj), 0.0);

@@ -14,8 +14,8 @@
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
 #include <BulletCollision/CollisionDispatch/btDefaultCollisionConfiguration.h>
 #include <coulomb/broadphase.h>
+#include <coulomb/timer.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -93,15 +93,14 @@ class DbvtBroadphase {
 
 // ms per call over at least 0.3 s of calls, alternating the two frames
 double time_calls(const std::function<void(const std::vector<Aabb>&, Pairs&)>& call, const Frames& f, Pairs& last) {
-  using Clock = std::chrono::steady_clock;
   for (int warm = 0; warm < 4; ++warm) call(warm % 2 ? f.b : f.a, last);
   int calls = 0;
-  const auto t0 = Clock::now();
+  const coulomb::Stopwatch watch;
   double elapsed = 0.0;
   while (elapsed < 300.0 || calls % 2) {
     call(calls % 2 ? f.b : f.a, last);
     ++calls;
-    elapsed = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    elapsed = watch.ms();
   }
   return elapsed / calls;
 }

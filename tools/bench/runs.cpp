@@ -6,11 +6,11 @@
 #include "sweep_cost.h"
 
 #include <coulomb/merit.h>
+#include <coulomb/timer.h>
 #include <coulomb/world.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <ctime>
 #include <numeric>
@@ -21,22 +21,17 @@ namespace bench {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
 // The bookkeeping between steps (the report's merit, Bullet's rebuilt contact problem) runs on
 // the calling thread alone. fclib_merit and the problem's assembly are tbb::parallel_for loops:
-// run in the global arena they woke a TBB worker, which then spun through the next step and was
-// counted in that step's process CPU time (on the Wall, 1 thread: 12% of the samples in a TBB
-// spin loop; pgs:10's CPU time read 0.58 ms a step against a wall time of 0.49).
+// run in the global arena they would wake a TBB worker, which then spins through the next step
+// and is counted in that step's process CPU time.
 template <class F>
 auto between_steps(F&& f) {
   static tbb::task_arena one(1);
   return one.execute(std::forward<F>(f));
 }
 
-double ms_between(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double, std::milli>(b - a).count();
-}
 
 // The process's CPU time (all threads): on a machine shared with other jobs it counts the time
 // the step ran, where the wall time also counts the time it waited for a core.
@@ -109,9 +104,9 @@ RunResult run_coulomb(const coulomb::SceneDef& scene_in, int threads, int window
   coulomb::ContactSolution solution;
   for (int step = 0; step < scene.steps; ++step) {
     const double c0 = cpu_ms();
-    const auto t0 = Clock::now();
+    const coulomb::Stopwatch watch;
     const coulomb::StepResult res = world.step();
-    const auto t1 = Clock::now();
+    const double wall_ms = watch.ms();
     const double c1 = cpu_ms();
     if (!res.ok()) {
       r.failure = res.message;
@@ -121,7 +116,7 @@ RunResult run_coulomb(const coulomb::SceneDef& scene_in, int threads, int window
     r.max_penetration = std::max(r.max_penetration, st.max_penetration);
     ++r.steps;
     if (step < window_from) continue;
-    r.ms.push_back(ms_between(t0, t1));
+    r.ms.push_back(wall_ms);
     r.cpu_ms.push_back(c1 - c0);
     r.contacts.push_back(st.contacts);
     r.solver_iterations.push_back(st.solver.iterations);
@@ -162,9 +157,9 @@ RunResult run_bullet(const coulomb::SceneDef& scene, const BulletSettings& setti
   for (int step = 0; step < scene.steps; ++step) {
     bw.read_state(before);
     const double c0 = cpu_ms();
-    const auto t0 = Clock::now();
+    const coulomb::Stopwatch watch;
     bw.step();
-    const auto t1 = Clock::now();
+    const double wall_ms = watch.ms();
     const double c1 = cpu_ms();
     bw.read_state(after);
     if (!finite_state(after)) {
@@ -175,7 +170,7 @@ RunResult run_bullet(const coulomb::SceneDef& scene, const BulletSettings& setti
     r.max_penetration = std::max(r.max_penetration, contacts.max_penetration);
     ++r.steps;
     if (step < window_from) continue;
-    r.ms.push_back(ms_between(t0, t1));
+    r.ms.push_back(wall_ms);
     r.cpu_ms.push_back(c1 - c0);
     r.contacts.push_back(int(contacts.contacts.size()));
     if (!contacts.contacts.empty()) {

@@ -4,11 +4,11 @@
 // (a 3-row block on that DOF alone) and touching the next (a 3-row block on both), so that
 // rows ~ 6 x bodies and every row couples through H^-1 as a stack's contacts do.
 #include <coulomb/gpu/schur.h>
+#include <coulomb/timer.h>
 #include <tbb/global_control.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -63,10 +63,6 @@ SchurSystem chain_system(int bodies, unsigned seed) {
   return s;
 }
 
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
 struct Timed {
   LinearResult result;
   std::vector<double> x;
@@ -78,9 +74,9 @@ Timed timed_solve(Device dev, const SchurSystem& s, const std::vector<double>& b
   std::vector<double> ms;
   for (int k = 0; k < reps; ++k) {
     std::vector<double> x(b.size(), 0.0);
-    const auto t0 = std::chrono::steady_clock::now();
+    const coulomb::Stopwatch watch;
     t.result = coulomb::gpu::solve_linear(dev, s, b, x, o);
-    ms.push_back(ms_since(t0));
+    ms.push_back(watch.ms());
     t.x = std::move(x);
   }
   std::sort(ms.begin(), ms.end());

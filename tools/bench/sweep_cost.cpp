@@ -2,21 +2,14 @@
 #include "sweep_cost.h"
 
 #include <coulomb/contact_problem.h>
+#include <coulomb/timer.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <ctime>
 #include <vector>
 
 namespace bench {
-
-namespace {
-using Clock = std::chrono::steady_clock;
-double ns_between(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double, std::nano>(b - a).count();
-}
-}  // namespace
 
 double process_cpu_ns() {
   timespec t{};
@@ -80,9 +73,9 @@ double measure_copy_bandwidth_gbs() {
   std::vector<char> a(n, 1), b(n, 0);
   double best = 0.0;
   for (int pass = 0; pass < 5; ++pass) {
-    const auto t0 = Clock::now();
+    const coulomb::Stopwatch watch;
     std::memcpy(b.data(), a.data(), n);
-    const double ns = ns_between(t0, Clock::now());
+    const double ns = 1e6 * watch.ms();
     a[std::size_t(pass) * 4096] = b[std::size_t(pass) * 8192];  // keep the copies observable
     best = std::max(best, 2.0 * double(n) / ns);                // bytes per ns = GB/s
   }

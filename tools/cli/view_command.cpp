@@ -252,10 +252,8 @@ std::string script_json(const Json& j) {
   return out;
 }
 
-}  // namespace
-
-ViewResult write_replay(const ViewArgs& a) {
-  const fs::path dir(a.dir);
+// The folder holds a finished run's outputs.
+void check_run_folder(const fs::path& dir, const ViewArgs& a) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw InputError(a.dir, "no such output folder (run `coulomb run SCENE --out " + a.dir + "` first)");
   for (const char* name : {"geometry.json", "frames.jsonl", "stats.jsonl"})
@@ -265,17 +263,18 @@ ViewResult write_replay(const ViewArgs& a) {
                                                        ? "the folder was written by an older coulomb or by a run that did not finish; run the scene again"
                                                        : "not the output folder of a finished `coulomb run`"));
   if (a.every < 1) throw InputError("--every", "expected an integer >= 1");
+}
 
-  const Json geometry = read_json_file(dir / "geometry.json");
-  const std::string gfile = (dir / "geometry.json").string();
+// geometry.json's format, its arrays, the bodies' shapes and the joints' bodies and anchors
+// (the soft bodies are checked as their frames are read).
+void check_geometry(const Json& geometry, const std::string& gfile) {
   if (!geometry.is_object() || geometry.value("format", "") != "coulomb-geometry/1")
     throw InputError(gfile, "expected \"format\": \"coulomb-geometry/1\"");
   for (const char* key : {"scene", "shapes", "bodies", "soft_bodies", "materials", "initial"})
     if (!geometry.contains(key)) throw InputError(gfile, std::string("missing \"") + key + "\"");
   const Json& shapes = geometry["shapes"];
   const Json& bodies = geometry["bodies"];
-  const Json& softs = geometry["soft_bodies"];
-  if (!shapes.is_array() || !bodies.is_array() || !softs.is_array() || !geometry["materials"].is_array())
+  if (!shapes.is_array() || !bodies.is_array() || !geometry["soft_bodies"].is_array() || !geometry["materials"].is_array())
     throw InputError(gfile, "shapes, bodies, soft_bodies and materials must be arrays");
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const Json& b = bodies[i];
@@ -304,9 +303,13 @@ ViewResult write_replay(const ViewArgs& a) {
   for (std::size_t i = 0; i < shapes.size(); ++i)
     if (!shapes[i].is_object() || !shapes[i].contains("type"))
       throw InputError(gfile + "/shapes/" + std::to_string(i), "expected a shape with a type");
+}
 
+// The initial frame and every `every`-th frame of frames.jsonl.
+Frames read_frames(const Json& geometry, const std::string& gfile, const fs::path& dir, int every) {
+  const Json& softs = geometry["soft_bodies"];
   Frames frames;
-  frames.bodies = bodies.size();
+  frames.bodies = geometry["bodies"].size();
   for (std::size_t i = 0; i < softs.size(); ++i) {
     if (!softs[i].is_object() || !softs[i].contains("vertex_count") || !softs[i]["vertex_count"].is_number_unsigned() ||
         !softs[i].contains("faces") || !softs[i]["faces"].is_array())
@@ -321,8 +324,39 @@ ViewResult write_replay(const ViewArgs& a) {
   frames.add(geometry["initial"], gfile + "/initial");
   long line = 0;
   for_each_line(dir / "frames.jsonl", [&](const Json& f, const std::string& where) {
-    if (++line % a.every == 0) frames.add(f, where);
+    if (++line % every == 0) frames.add(f, where);
   });
+  return frames;
+}
+
+// The page: the template up to its marker, the replay's metadata and buffers, the rest of it;
+// written with checked writes, a unique temporary and an atomic rename (run_folder.h).
+void write_page(const fs::path& out, const Json& meta, const Blob& blob) {
+  const fs::path tpl_path = find_template();
+  std::ifstream tf(tpl_path, std::ios::binary);
+  std::stringstream tss;
+  tss << tf.rdbuf();
+  const std::string tpl = tss.str();
+  const std::string marker = "<!--COULOMB_REPLAY_DATA-->";
+  const std::size_t at = tpl.find(marker);
+  if (!tf || at == std::string::npos)
+    throw std::runtime_error(tpl_path.string() + " is not a replay template (no " + marker + "); rebuild coulomb_viewer");
+  std::string page(tpl.data(), at);
+  page += "<script type=\"application/json\" id=\"coulomb-meta\">" + script_json(meta) + "</script>\n";
+  page += "<script type=\"application/octet-stream\" id=\"coulomb-bin\">" + base64(blob.bytes()) + "</script>";
+  page.append(tpl, at + marker.size());
+  write_file_atomically(out, page);
+}
+
+}  // namespace
+
+ViewResult write_replay(const ViewArgs& a) {
+  const fs::path dir(a.dir);
+  check_run_folder(dir, a);
+  const Json geometry = read_json_file(dir / "geometry.json");
+  const std::string gfile = (dir / "geometry.json").string();
+  check_geometry(geometry, gfile);
+  const Frames frames = read_frames(geometry, gfile, dir, a.every);
   Stats stats;
   for_each_line(dir / "stats.jsonl", [&](const Json& s, const std::string& where) { stats.add(s, where); });
 
@@ -335,35 +369,21 @@ ViewResult write_replay(const ViewArgs& a) {
   for (const std::string& n : stats.names) columns.insert(columns.end(), stats.columns[n].begin(), stats.columns[n].end());
   blob.add("stats", "f64", columns);
 
-  Json meta = {{"format", "coulomb-replay/1"},
-               {"scene", geometry["scene"]},
-               {"materials", geometry["materials"]},
-               {"shapes", shapes},
-               {"bodies", bodies},
-               {"soft_bodies", softs},
-               {"joints", joints},
-               {"contacts", frames.contacts},
-               {"frames", {{"count", frames.time.size()}, {"step", frames.step}, {"time", frames.time}, {"stride", a.every}}},
-               {"stats", {{"count", stats.count}, {"columns", stats.names}}},
-               {"buffers", blob.index()}};
-
-  const fs::path tpl_path = find_template();
-  std::ifstream tf(tpl_path, std::ios::binary);
-  std::stringstream tss;
-  tss << tf.rdbuf();
-  const std::string tpl = tss.str();
-  const std::string marker = "<!--COULOMB_REPLAY_DATA-->";
-  const std::size_t at = tpl.find(marker);
-  if (!tf || at == std::string::npos)
-    throw std::runtime_error(tpl_path.string() + " is not a replay template (no " + marker + "); rebuild coulomb_viewer");
-
+  const Json& bodies = geometry["bodies"];
+  const Json& softs = geometry["soft_bodies"];
+  const Json meta = {{"format", "coulomb-replay/1"},
+                     {"scene", geometry["scene"]},
+                     {"materials", geometry["materials"]},
+                     {"shapes", geometry["shapes"]},
+                     {"bodies", bodies},
+                     {"soft_bodies", softs},
+                     {"joints", geometry.value("joints", Json::array())},
+                     {"contacts", frames.contacts},
+                     {"frames", {{"count", frames.time.size()}, {"step", frames.step}, {"time", frames.time}, {"stride", a.every}}},
+                     {"stats", {{"count", stats.count}, {"columns", stats.names}}},
+                     {"buffers", blob.index()}};
   const fs::path out = a.out.empty() ? dir / "replay.html" : fs::path(a.out);
-  // checked writes, a unique temporary and an atomic rename (run_folder.h)
-  std::string page(tpl.data(), at);
-  page += "<script type=\"application/json\" id=\"coulomb-meta\">" + script_json(meta) + "</script>\n";
-  page += "<script type=\"application/octet-stream\" id=\"coulomb-bin\">" + base64(blob.bytes()) + "</script>";
-  page.append(tpl, at + marker.size());
-  write_file_atomically(out, page);
+  write_page(out, meta, blob);
   return {out.string(), int(frames.time.size()), int(bodies.size()), int(softs.size()), std::uintmax_t(fs::file_size(out))};
 }
 

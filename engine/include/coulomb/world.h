@@ -24,6 +24,7 @@
 #include <coulomb/scene.h>
 #include <coulomb/soft_contacts.h>
 #include <coulomb/state.h>
+#include <coulomb/world_model.h>
 
 #include <array>
 #include <functional>
@@ -33,6 +34,8 @@
 #include <vector>
 
 namespace coulomb {
+
+struct StepContext;  // engine/src/step_context.h
 
 // Per-step statistics (the fields of stats.jsonl, SCENE_FORMAT.md).
 struct StepStats {
@@ -127,24 +130,22 @@ struct WorldSettings {
   bool spatial_numbering = true;
 };
 
-// The rigid bodies' numbering (issue 12, scaling). Contacts are sorted by body ids (DESIGN.md),
-// and the assembly, the solvers' sweeps and the impulse response visit them in that order,
-// reading and writing both bodies of each. With ids that do not follow the bodies' places (a
-// random generator, a list in no spatial order) consecutive contacts touch bodies far apart in
-// memory, and each visit misses the cache once the bodies outgrow it. So a scene with at least
-// kSpatialNumberingBodies moving bodies has its bodies numbered in space: the moving ones along
-// the longest axis of their starting positions' bounding box (1024 slabs) and along a Morton
-// curve across it within a slab (ties in the scene's order), then the fixed bodies, in the
-// scene's order. Fixed bodies last put a body's contacts with the ground beside its contacts with
-// its neighbours in the contact order (sorted by body pair, lower id first), and slabs along one
-// axis keep every body's neighbours within about a slab of it: contacts that share a body lie
-// within a band, which post-stabilisation's windowed sweeps need (solvers/src/banded_sweeps.h;
-// issue 12, twenty-fifth session: a Morton curve with the fixed bodies first put every ground
-// contact ahead of all others). A smaller scene keeps the
-// scene's order: its bodies fit in the cache whatever their order. Returns new id -> index in
-// scene.bodies (the identity for a small scene). The World applies it to its copy of the scene
-// (World::scene() lists the bodies in id order; joints and attachments are renumbered with
-// them); names find bodies either way (World::find_body).
+// The rigid bodies' numbering. Contacts are sorted by body ids (DESIGN.md), and the assembly,
+// the solvers' sweeps and the impulse response visit them in that order, reading and writing
+// both bodies of each. With ids that do not follow the bodies' places (a random generator, a
+// list in no spatial order) consecutive contacts touch bodies far apart in memory, and each visit
+// misses the cache once the bodies outgrow it. So a scene with at least kSpatialNumberingBodies
+// moving bodies has its bodies numbered in space: the moving ones along the longest axis of their
+// starting positions' bounding box (1024 slabs) and along a Morton curve across it within a slab
+// (ties in the scene's order), then the fixed bodies, in the scene's order. Fixed bodies last
+// put a body's contacts with the ground beside its contacts with its neighbours in the contact
+// order (sorted by body pair, lower id first), and slabs along one axis keep every body's
+// neighbours within about a slab of it: contacts that share a body lie within a band, which
+// post-stabilisation's windowed sweeps need (solvers/src/banded_sweeps.h). A smaller scene keeps
+// the scene's order: its bodies fit in the cache whatever their order. Returns new id -> index in
+// scene.bodies (the identity for a small scene). build_world_model applies it to the World's copy
+// of the scene (World::scene() lists the bodies in id order; joints and attachments are
+// renumbered with them); names find bodies either way (World::find_body).
 constexpr std::size_t kSpatialNumberingBodies = 1024;
 std::vector<int> spatial_body_order(const SceneDef& scene);
 std::vector<int> scene_order_of(const SceneDef& scene);  // the identity: the scene's own order
@@ -180,39 +181,39 @@ class World {
   const SceneDef& scene() const { return scene_; }
   const StepStats& last_stats() const { return stats_; }
 
-  int body_count() const { return model_.size(); }
+  int body_count() const { return model_.rigid.size(); }
   // Soft bodies (fem/soft_body.h): mesh, masses and the current vertex positions and velocities.
   // Ids are 0..soft_body_count()-1; any other id throws std::out_of_range naming it.
   int soft_body_count() const { return int(soft_.size()); }
   const SoftBody& soft_body(int i) const;
   int find_soft_body(const std::string& name) const;  // -1 if there is none
   // Contacts with a soft side of the last step (position-level solvers only).
-  const std::vector<SoftContact>& soft_contacts() const { return soft_contacts_; }
+  const std::vector<SoftContact>& soft_contacts() const { return buf_.soft_contacts; }
   // The position-level problem of the last step, with its impulses (xpbd-jacobi only).
-  const PositionProblem& last_position_problem() const { return pproblem_; }
+  const PositionProblem& last_position_problem() const { return buf_.pproblem; }
   int find_body(const std::string& name) const;  // -1 if there is none
   // The ids in the scene's order: scene_order()[k] is the id of the k-th rigid body of the scene
   // (explicit bodies, then generated ones); scene_index(id) the inverse. The identity unless the
   // bodies were numbered in space (spatial_body_order). The run outputs list bodies in this order.
-  const std::vector<int>& scene_order() const { return scene_order_; }
+  const std::vector<int>& scene_order() const { return model_.scene_order; }
   int scene_index(int id) const;
   // Ids are 0..body_count()-1; any other id (e.g. find_body's -1) throws std::out_of_range naming it.
   BodyState body(int id) const;
-  const RigidModel& model() const { return model_; }
+  const RigidModel& model() const { return model_.rigid; }
   // The rigid part of the state (body frames at the centres of mass), without a copy.
   const RigidState& rigid_state() const { return state_; }
   // Contacts of the last step and their impulses (normal, t, s, torsion) (unit: N s).
-  const std::vector<Contact>& contacts() const { return contacts_; }
-  const std::vector<Vec4>& contact_impulses() const { return solution_.lambda; }
+  const std::vector<Contact>& contacts() const { return buf_.contacts; }
+  const std::vector<Vec4>& contact_impulses() const { return buf_.solution.lambda; }
   // The contact problem the solver got in the last step (for studies that re-solve it).
-  const ContactProblem& last_problem() const { return problem_; }
+  const ContactProblem& last_problem() const { return buf_.problem; }
   // Islands of the last step's contacts.
-  const Islands& islands() const { return islands_; }
+  const Islands& islands() const { return buf_.islands; }
   const WorldSettings& settings() const { return settings_; }
   // Rigid joints in the constraint interface's form (body frames at the centre of mass) and the
   // impulses of their rows in the last step (velocity-level solvers: N s, N m s).
-  const std::vector<JointConstraint>& joints() const { return joints_; }
-  const std::vector<double>& joint_impulses() const { return solution_.joint_lambda; }
+  const std::vector<JointConstraint>& joints() const { return model_.joints; }
+  const std::vector<double>& joint_impulses() const { return buf_.solution.joint_lambda; }
 
   // ---- Driving the world from a program (coulomb/control.h; engine/README.md "Control") ----
   // Every call below checks its arguments at the entry: an unknown id throws std::out_of_range
@@ -261,7 +262,7 @@ class World {
 
   // Joint state after the last step (coulomb/control.h JointState), one entry per joint in
   // scene order (scene().joints).
-  int joint_count() const { return int(joints_.size()); }
+  int joint_count() const { return int(model_.joints.size()); }
   int find_joint(const std::string& name) const;  // -1 if there is none
   const std::vector<JointState>& joint_states() const { return joint_states_; }
   const JointState& joint_state(int id) const;
@@ -284,35 +285,18 @@ class World {
   const InitialOverlaps& initial_overlaps() const { return initial_overlaps_; }
 
  private:
-  // returns the broadphase pair count; `pairs`, when given, receives the candidate pairs
-  int detect(std::vector<Contact>& out, std::vector<std::pair<int, int>>* pairs = nullptr, std::vector<double>* reach = nullptr);
-  void detect_coefficients();
-  void stabilize();
-  void admit_initial_velocities();  // Moreau's first explicit half step (world.cpp)
-  void warm_start();
-  void remember_impulses();
-  void assemble_joints();
-  void drop_jointed_contacts(std::vector<Contact>& contacts) const;
-  void renumber_bodies(const std::vector<int>& order);
-  void advise_huge_pages() const;  // the large arrays a step streams on 2 MiB pages (base/memory.h)  // the scene's bodies, before the model is built
-  // rigid CCD (`collision.ccd`, world_ccd.cpp): remember the body poses before a position update,
-  // then move each fast body back to just before its first impact during that update
-  void ccd_begin();
-  void ccd_clamp();
+  StepResult run_stages();
+  // the two stage lists (world.cpp): velocity-level solvers, position-level solvers
+  StepResult run_velocity_stages(StepContext& c);
+  StepResult run_position_stages(StepContext& c);
+  void advance_clock();  // the step is done: step_ and time_
+  void in_arena(const std::function<void()>& f);  // runs f in the world's task arena (world.cpp)
   // sleeping islands (world_sleep.cpp)
-  const std::vector<std::uint8_t>* still() const;  // fixed or sleeping bodies; nullptr = sleep off
-  int settle(std::vector<Contact>& contacts);      // wake touched islands, drop resting contacts
-  // detect(), again while settle() wakes islands
-  int detect_settled(std::vector<Contact>& out, std::vector<std::pair<int, int>>* pairs = nullptr,
-                     std::vector<double>* reach = nullptr);
-  void keep_resting_impulses(std::vector<CachedContactImpulse>& old_cache);
-  void fall_asleep();
   void check_sleep_state(const State& s) const;
   void restore_sleep(const State& s);
   StepResult check_state() const;
   // the constructor's check of overlaps at load (world_overlap.cpp): report, refuse or resolve
   void settle_initial_overlaps();
-  void in_arena(const std::function<void()>& f);  // runs f in the world's task arena (world.cpp)
   // the health check (world_health.cpp): findings into stats_.health; a Stop result if any
   StepResult check_health();
   StepResult check_step();       // check_state, then check_health
@@ -320,112 +304,47 @@ class World {
   void health_scales();          // gravity_scale_ and soft_radius_, once
   double total_energy() const;   // kinetic + gravitational + elastic (unit: J)
   bool external_work() const;    // loads, actuators, drives or moving kinematic bodies this step
-  StepResult check_contact_caps() const;  // per pair and per step (world.cpp)
-  static constexpr std::size_t kMaxContacts = 500'000, kMaxPairContacts = 1024;
   // Throws std::out_of_range unless 0 <= id < count, naming World::<accessor> and find_<accessor>
-  // (world_state.cpp).
-  // `call` names the method in the message where it is not the accessor itself (e.g.
-  // apply_force checks a body id: "World::apply_force: body id ..., find_body returns -1").
+  // (world_state.cpp). `call` names the method in the message where it is not the accessor itself
+  // (e.g. apply_force checks a body id: "World::apply_force: body id ..., find_body returns -1").
   static void check_id(const char* accessor, const char* what, int id, int count, const char* call = nullptr);
-  StepResult run_stages();
-  StepResult run_position_stages();  // world_position.cpp (seed 002)
-  DetectInput posed_input(std::vector<Pose>& poses);  // shapes at the current poses, no reach
-  DetectInput detect_input();
-  void record_stats();  // stage 7 (all but wall_ms)
-  SolverStats solve(SolveFn fn, const ContactProblem& problem, const SolverOptions& opt, Islands& islands,
-                    IslandScratch& scratch, ContactSolution& solution);
 
   SceneDef scene_;
   WorldSettings settings_;
   struct Threads;                    // the task arena (world.cpp), so that TBB stays out of this header
   std::unique_ptr<Threads> threads_;
   const SolverInfo* solver_ = nullptr;
-  RigidModel model_;
-  RigidState state_;
-  std::vector<ContactCoefficients> pair_coeffs_;  // (nm x nm) material pair table
+  WorldModel model_;                 // built once (build_world_model); the joints' drives change
   InitialOverlaps initial_overlaps_;
-  std::vector<double> bound_radius_;              // (nb) bounding sphere about the com (unit: m)
-  std::vector<double> shape_radius_;              // (nb) bounding sphere about the shape frame's origin (unit: m)
+  StepBuffers buf_;                  // what a step works on (world_model.h)
 
-  // per-step scratch, kept to reuse allocations
-  std::vector<Contact> contacts_;
-  std::vector<ContactCoefficients> coeffs_;
-  std::vector<Vec6> u_free_, dw_;
-  std::vector<Pose> poses_;     // (nb) shape poses at the current detection
-  std::vector<Pose> end_poses_; // (nb) shape poses at the end of the step, before stabilisation
-  std::vector<std::pair<int, int>> step_pairs_;  // the step's broadphase pairs (post-stabilisation)
-  std::vector<double> step_reach_;               // and each one's reach at the detection (detect_contacts)
-  std::vector<Vec3> shift_;                      // (nb) post-stabilisation: each shape's move since the detection
-  std::vector<double> turned_;                   // (nb) and a bound on its points' travel by rotation
-  std::vector<double> reach_;   // (nb) detection reach of the current step
-  std::vector<Pose> ccd_before_;  // (nb) body poses before the position update being swept (collision.ccd)
-  std::vector<Vec3> travel_;    // (nb) v dt at the current detection (DetectInput::travel)
-  std::vector<double> turn_;    // (nb) |w| r dt at the current detection (DetectInput::turn)
-  std::vector<std::uint8_t> touched_hint_;  // (nb) DetectInput::touched_hint
-  ContactProblem problem_;
-  NormalProblem gap_problem_;          // post-stabilisation, and its displacements
-  std::vector<double> gap_lambda_;
-  std::vector<Contact> gap_contacts_;  // post-stabilisation
-  ContactSolution solution_;
-  Islands islands_, gap_islands_;
-  IslandScratch island_scratch_;  // solve_islands' kept sub-problems
-
-  // warm start caches (State): last step's contacts (body a frame point) and world impulses,
-  // and the joint rows' impulses
-  std::vector<CachedContactImpulse> cache_;
-  std::vector<double> joint_cache_;  // last step's joint row impulses (warm start)
-  std::vector<double> row_cache_;    // last step's position-level row impulses (State::row_cache)
-  // this step's contacts' points in body a's frame (warm_start, then remember_impulses: both at
-  // the detection configuration)
-  std::vector<Vec3> contact_local_;
-  void contact_frame(std::size_t k, Vec3& t, Vec3& s) const;
-  SleepState sleep_;                 // (State) rest timers and sleeping islands
-  std::vector<std::uint8_t> still_;  // (nb) fixed or sleeping, this step (scratch)
-
-  std::vector<int> scene_order_, scene_index_;  // scene index -> id, id -> scene index
-  std::vector<JointConstraint> joints_;  // the model's rigid joints
+  // The State (world_state.cpp): state_, the soft bodies' x and v, cache_, sleep_, the joints'
+  // angle references, control_, step_ and time_.
+  RigidState state_;
+  std::vector<SoftBody> soft_;
+  ImpulseCache cache_;
+  SleepState sleep_;                 // rest timers and sleeping islands
+  int step_ = 0;
+  double time_ = 0.0;
+  StepStats stats_;
 
   // control (world_control.cpp)
   Control control_;                      // (State) the program's loads and commands
-  std::vector<Vec6> load_;               // (nb) this step's applied wrenches: loads + effort actuators
-  std::vector<std::vector<Vec3>> vertex_load_;  // (ns)(nv or empty) this step's vertex forces
   std::vector<double> actuator_effort_;  // (na) last step
   std::vector<int> joint_drive_;         // (nj) the joint's position or velocity actuator, -1 if none
   std::vector<JointState> joint_states_; // (nj) after the last step
   mutable std::vector<ContactRecord> contact_records_;
   mutable bool records_valid_ = false;
   void init_control();       // the control arrays at construction
-  void apply_commands();     // before the stages: scheduled commands, load_ (effort actuators)
+  void apply_commands();     // before the stages: scheduled commands, the step's loads
   void actuate_drives();     // the drive rows' targets and compliances at the current configuration
   void observe();            // after a step: observe_joints, next-step loads cleared, records stale
   // hinge references and joint states at the current state; with `reactions`, also the joints'
   // reactions and the drives' efforts from the last solve
   void observe_joints(bool reactions);
-  static Configuration rigid_configuration(const RigidState& s);  // joints only: no particles
   void check_control(const Control& c) const;  // set_state: sizes and finite values
   Vec6& body_load(int body, LoadDuration d, const char* call);  // checked
-  // (a < b) pairs that do not collide, sorted: bodies joined by a joint, and collision.exclude
-  std::vector<std::pair<int, int>> jointed_pairs_;
-  std::vector<std::uint32_t> contype_, conaffinity_;  // (nb) the collision filter (BodyDef)
-  bool filtered_ = false;  // some body has no shape or a filter other than 1, 1
 
-  // soft bodies and the position-level path (world_position.cpp)
-  std::vector<SoftBody> soft_;
-  std::vector<VertexAttachment> attachments_;
-  std::vector<SoftContact> soft_contacts_;
-  SoftDetectCache soft_detect_;  // soft bodies' trees, kept and refit between steps
-  std::vector<double> contact_mu_, soft_contact_mu_;
-  PositionProblem pproblem_;
-
-  // The State is state_, the soft bodies' x and v, cache_, joint_cache_, row_cache_, sleep_, step_ and time_
-  // (world_state.cpp).
-  int step_ = 0;
-  double time_ = 0.0;
-  // solver abs_tol is at most kImpulseTolerance * impulse_scale_ (the lightest body's weight
-  // over one step, unit: N s; 0 without gravity)
-  static constexpr double kImpulseTolerance = 1e-6;
-  double impulse_scale_ = 0.0;
-  StepStats stats_;
   // the energy check's reference (HealthLimits): the energy it is compared with, the largest
   // kinetic + elastic energy since, and the scale gravity adds (sum of m |g| bounding radius)
   struct EnergyReference {
