@@ -21,8 +21,8 @@ constexpr std::size_t kPairsPerChunk = 32;  // a few microseconds of narrowphase
 constexpr std::size_t kBodiesPerChunk = 256;
 
 // contact_less order. The contacts are gathered pair by pair in the broadphase's sorted pair
-// order, so only each pair's few points need sorting (the Wall: 840 contacts sorted whole took 4%
-// of a pgs:10 step); a list out of pair order is sorted whole.
+// order, so only each pair's few points need sorting (a whole sort is a noticeable part of a
+// small scene's step); a list out of pair order is sorted whole.
 void sort_contacts(std::vector<Contact>& out) {
   const auto pair_less = [](const Contact& x, const Contact& y) {
     return x.body_a < y.body_a || (x.body_a == y.body_a && x.body_b < y.body_b);
@@ -63,8 +63,8 @@ DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out, st
   // The gap between two bodies' boxes without their reach (grown by margin + envelope only, at
   // least the envelope the narrowphase adds to the pair's reach): a pair whose gap exceeds what
   // it can close has no contact, and skips the narrowphase. Falling bodies' boxes grow by their
-  // whole travel, so most of their broadphase pairs are such (the funnel: 20,869 pairs and
-  // 3,410 contacts at step 50).
+  // whole travel, so most of their broadphase pairs are such (the falling funnel has about six
+  // times as many pairs as contacts).
   const auto box_gap = [&](std::size_t a, std::size_t b) {
     const Aabb &ba = boxes[a], &bb = boxes[b];
     const double ra = reach(a), rb = reach(b);
@@ -181,7 +181,7 @@ DetectStats detect_contacts(const DetectInput& in, std::vector<Contact>& out, st
     for (const int i : fresh) newly[std::size_t(i)] = 0;
   }
   // each pair's last pass, placed in pair order (a counting sort on the pair: a later pass
-  // lists its pairs apart from the first pass's, and sorting whole cost the sphere pile 0.5 ms)
+  // lists its pairs apart from the first pass's, and a counting sort is cheaper than a whole sort)
   std::vector<int> at(pairs.size() + 1, 0);
   for (std::size_t c = 0; c < found.size(); ++c)
     for (const Found& f : found[c])
@@ -217,13 +217,11 @@ void detect_uncovered_pairs(const DetectInput& in, const std::vector<std::pair<i
   // gap, more than envelope + reach then, is still more than the envelope). Half: the
   // narrowphase measures a separated pair along its separating axis, which turns with the
   // bodies, so its gap can close faster than the points move (the 1,000-box pile of
-  // tools/bench/scaling, 130 steps: one box pair went from beyond 11.75 mm to 9.3 mm while its
-  // points moved 0.95 mm; with half the reach, no such pair in that pile, spheres, table_pile,
-  // wall, tower or sphere_pile over 200 steps, and the same final states as without the test).
-  // Mesh pairs too: the mesh narrowphase once missed boxes overlapping a jack arm's sharp edge
-  // at a few degrees (mesh_collide.cpp, sharp_feature), which only this pass caught (the funnel,
-  // 100 steps: 21 pairs, up to 6 mm deep); since the fix, no skipped pair overlaps at the step's
-  // end in 200 steps of the funnel or 300 of jacks, box_on_torus and spheres_torus.
+  // tools/bench/scaling: one box pair's gap closed by 2.4 mm while its points moved 0.95 mm; with
+  // half the reach, no such pair in that pile, spheres, table_pile, wall, tower or sphere_pile,
+  // and the same final states as without the test). Mesh pairs too, since the mesh narrowphase
+  // finds boxes overlapping a sharp edge at a few degrees (mesh_collide.cpp, sharp_feature): no
+  // skipped pair overlaps at the step's end in the funnel, jacks, box_on_torus or spheres_torus.
   const auto covered_by_reach = [&](std::size_t e, std::size_t a, std::size_t b) {
     if (!motion) return false;
     const double moved = ((*motion->shift)[a] - (*motion->shift)[b]).norm() + (*motion->turn)[a] + (*motion->turn)[b];
@@ -260,7 +258,7 @@ void detect_uncovered_pairs(const DetectInput& in, const std::vector<std::pair<i
 void refresh_contacts(const std::vector<Contact>& in, const std::vector<Pose>& before, const std::vector<Pose>& after,
                       std::vector<Contact>& out) {
   out.resize(in.size());
-  // per contact, in parallel (the funnel's landing: 20,000 contacts, 0.5 ms a step on one thread)
+  // per contact, in parallel (a landing pile carries tens of thousands of contacts)
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, in.size(), 1024), [&](const tbb::blocked_range<std::size_t>& range) {
     for (std::size_t k = range.begin(); k < range.end(); ++k) {
       const Contact& c = in[k];

@@ -114,7 +114,7 @@ void ContactProblem::body_impulse_response(const std::vector<Vec4>& lambda, std:
   const bool kept = keeps_angular();
   // a large problem (no kept I^-1 A^T) reads each contact's bodies' w and inverse inertias, body_b
   // far from the previous contact's: asked for kResponsePrefetch contacts ahead (a hint, the same
-  // bits; issue 12, 3.9% of a 16,000-box step)
+  // bits; a few % of a 16,000-box step)
   const std::size_t n = body_a.size(), ahead = kept || n < kResponsePrefetch ? 0 : n - kResponsePrefetch;
   for (std::size_t k = 0; k < n; ++k) {
     if (k < ahead) {

@@ -136,9 +136,9 @@ void element_constraint(MaterialModel model, const Lame& lame, const std::array<
       // (signed singular values of F), c = (V0 H)^-1 V0 dPsi/ds, compliance (V0 H)^-1 with
       // H = d2Psi/ds2 projected to be positive definite (Teran et al. 2005) and J = ds/dx
       // (d sigma_i / dF = u_i v_i^T). Then -J^T C c = -V0 J^T dPsi/ds is the exact elastic force
-      // and c = 0 at rest. (The two-row form of Macklin and Mueller 2021 rests at large
-      // opposing multipliers and diverged here without geometric stiffness; a Green-strain
-      // compliance form lost control of collapsing elements at impacts.)
+      // and c = 0 at rest. (Not the two-row form of Macklin and Mueller 2021, which rests at large
+      // opposing multipliers and diverges without geometric stiffness, nor a Green-strain
+      // compliance form, which loses control of collapsing elements at impacts.)
       Mat3 U, V;
       Vec3 s, g;
       Mat3 H;

@@ -25,9 +25,9 @@ using Clock = std::chrono::steady_clock;
 
 // The bookkeeping between steps (the report's merit, Bullet's rebuilt contact problem) runs on
 // the calling thread alone. fclib_merit and the problem's assembly are tbb::parallel_for loops:
-// run in the global arena they woke a TBB worker, which then spun through the next step and was
-// counted in that step's process CPU time (on the Wall, 1 thread: 12% of the samples in a TBB
-// spin loop; pgs:10's CPU time read 0.58 ms a step against a wall time of 0.49).
+// run in the global arena they would wake a TBB worker, which then spins through the next step and
+// is counted in that step's process CPU time (a 1-thread run's CPU time would exceed its wall
+// time).
 template <class F>
 auto between_steps(F&& f) {
   static tbb::task_arena one(1);

@@ -1,4 +1,4 @@
-// Intersection checker (issue 14): every pair of intersecting surface triangles, between two
+// Intersection checker: every pair of intersecting surface triangles, between two
 // surfaces and within one surface, found through one kDOP hierarchy over all triangles. Two
 // triangles of one surface that share a vertex (adjacent: a common edge or corner) are not
 // tested. Tests run it after every step of a scene: a collision-free step has none.
