@@ -198,9 +198,10 @@ void clip(const Polygon& in, int axis, double sign, double h, Polygon& out) {
 // reduce_manifold's choice (choose_spread, features.h) for the points of a convex polygon in its
 // order, measured in the plane of axes t1, t2 (the reference face's). The hull of points of a
 // convex polygon is those points in the polygon's order, so no hull is sorted and chained for
-// every candidate (a clipped face gives up to 8 points, and the general reduction is costly on a wall of boxes): the same
-// choice up to round-off. Writes the chosen indices in increasing order; returns their count.
-int reduce_convex(const Polygon& poly, const std::array<double, 16>& depth, int t1, int t2, std::array<int, 8>& chosen) {
+// every candidate (a clipped face gives up to 8 points, and the general reduction is costly on a wall of boxes): the
+// same choice up to round-off. Writes the chosen indices in increasing order; returns their count.
+int reduce_convex(const Polygon& poly, const std::array<double, 16>& depth, int t1, int t2,
+                  std::array<int, 8>& chosen) {
   if (poly.n <= 4) {
     for (int i = 0; i < poly.n; ++i) chosen[std::size_t(i)] = i;
     return poly.n;
@@ -213,7 +214,8 @@ int reduce_convex(const Polygon& poly, const std::array<double, 16>& depth, int 
     std::sort(set.begin(), set.begin() + m + 1);
     HullMeasure h;
     for (int e = 0; e <= m; ++e) {
-      const Eigen::Vector2d &p = xy[std::size_t(set[std::size_t(e)])], &q = xy[std::size_t(set[std::size_t((e + 1) % (m + 1))])];
+      const Eigen::Vector2d &p = xy[std::size_t(set[std::size_t(e)])],
+                            &q = xy[std::size_t(set[std::size_t((e + 1) % (m + 1))])];
       h.area += 0.5 * (p.x() * q.y() - p.y() * q.x());
       h.perimeter += (q - p).norm();
     }
@@ -293,8 +295,7 @@ void box_box_contact(const Placed& a, const Placed& b, double envelope, std::vec
   } else if (fb.is_face()) {
     const double sign = fb.face & 1 ? 1.0 : -1.0;  // B's face normal in a's frame: sign R.col(k)
     const BoxFeature fi = box_feature(A, -sign * P.R.col(fb.face / 2), kFeatureCos);
-    for (int k = 0, n = corner_ids(fi, ids); k < n; ++k)
-      inc.add(P.R.transpose() * A.local(ids[std::size_t(k)]) - P.cb);
+    for (int k = 0, n = corner_ids(fi, ids); k < n; ++k) inc.add(P.R.transpose() * A.local(ids[std::size_t(k)]) - P.cb);
     face_contact(B, fb, inc, fi.id, envelope, out);
     flip(out, start);
   }

@@ -280,13 +280,15 @@ Penetration polytope_sat(const Placed& a, const Placed& b, double scale, double 
 
 void polytope_axes(const Shape& s, AxisList& faces, AxisList& edges) {
   if (s.type == ShapeType::Box) {
-    for (int k = 0; k < 3; ++k) faces.push_back(Vec3::Unit(k)), faces.push_back(-Vec3::Unit(k)), edges.push_back(Vec3::Unit(k));
+    for (int k = 0; k < 3; ++k)
+      faces.push_back(Vec3::Unit(k)), faces.push_back(-Vec3::Unit(k)), edges.push_back(Vec3::Unit(k));
     return;
   }
   faces.assign(s.hull.face_normals.begin(), s.hull.face_normals.end());
   for (const auto& f : s.hull.faces)
     for (std::size_t i = 0; i < f.size(); ++i) {
-      const Vec3 e = (s.hull.vertices[std::size_t(f[(i + 1) % f.size()])] - s.hull.vertices[std::size_t(f[i])]).normalized();
+      const Vec3 e =
+          (s.hull.vertices[std::size_t(f[(i + 1) % f.size()])] - s.hull.vertices[std::size_t(f[i])]).normalized();
       bool seen = false;
       for (const Vec3& o : edges) seen = seen || std::abs(o.dot(e)) > 1.0 - 1e-12;
       if (!seen && e.allFinite()) edges.push_back(e);

@@ -113,8 +113,8 @@ void strain_form(double sqrt_v, const Mat3& strain, const Mat3& A, const Mat3& D
 }
 }  // namespace
 
-void element_constraint(MaterialModel model, const Lame& lame, const std::array<Vec3, 4>& x,
-                        const Mat3& Dm_inv, double rest_volume, ElementConstraint& out) {
+void element_constraint(MaterialModel model, const Lame& lame, const std::array<Vec3, 4>& x, const Mat3& Dm_inv,
+                        double rest_volume, ElementConstraint& out) {
   out = ElementConstraint{};
   if (!constraint_form_supported(model, lame)) return;
   const Mat3 F = deformation_gradient(x, Dm_inv);
@@ -157,8 +157,8 @@ void element_constraint(MaterialModel model, const Lame& lame, const std::array<
   }
 }
 
-void element_forces(MaterialModel model, const Lame& lame, const std::array<Vec3, 4>& x,
-                    const Mat3& Dm_inv, double rest_volume, Vec12& f) {
+void element_forces(MaterialModel model, const Lame& lame, const std::array<Vec3, 4>& x, const Mat3& Dm_inv,
+                    double rest_volume, Vec12& f) {
   const Mat3 F = deformation_gradient(x, Dm_inv);
   const Mat3 H = -rest_volume * first_piola(model, lame, F) * Dm_inv.transpose();
   f.segment<3>(3) = H.col(0);

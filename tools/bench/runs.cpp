@@ -13,8 +13,8 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
-#include <numeric>
 #include <limits>
+#include <numeric>
 #include <utility>
 
 namespace bench {
@@ -125,7 +125,8 @@ RunResult run_coulomb(const coulomb::SceneDef& scene_in, int threads, int window
     r.cpu_ms.push_back(c1 - c0);
     r.contacts.push_back(st.contacts);
     r.solver_iterations.push_back(st.solver.iterations);
-    std::array<double, kStages> stages{st.detect_ms, st.assemble_ms, st.solver.time_ms, st.integrate_ms, st.stabilize_ms};
+    std::array<double, kStages> stages{st.detect_ms, st.assemble_ms, st.solver.time_ms, st.integrate_ms,
+                                       st.stabilize_ms};
     stages.back() = st.wall_ms - std::accumulate(stages.begin(), stages.end() - 1, 0.0);  // the rest of the step
     r.stage_ms.push_back(stages);
     r.sweep_ms += st.solver.sweep_ms;
@@ -183,7 +184,8 @@ RunResult run_bullet(const coulomb::SceneDef& scene, const BulletSettings& setti
         bullet_problem(bw, model, before, contacts, problem, u_free);
         solution.lambda = contacts.impulses;
         r.merit.push_back(coulomb::fclib_merit(problem, solution));
-        r.reconstruction_error = std::max(r.reconstruction_error, velocity_mismatch(model, u_free, after, problem, solution));
+        r.reconstruction_error =
+            std::max(r.reconstruction_error, velocity_mismatch(model, u_free, after, problem, solution));
       });
     }
   }

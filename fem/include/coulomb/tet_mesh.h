@@ -13,8 +13,8 @@
 namespace coulomb {
 
 struct TetMesh {
-  std::vector<Vec3> rest;                  // (nv) rest positions (unit: m)
-  std::vector<std::array<int, 4>> tets;    // (nt) vertex indices, positively oriented
+  std::vector<Vec3> rest;                // (nv) rest positions (unit: m)
+  std::vector<std::array<int, 4>> tets;  // (nt) vertex indices, positively oriented
 };
 
 // Signed volume of the tetrahedron (a, b, c, d): det[b-a, c-a, d-a] / 6, positive when
