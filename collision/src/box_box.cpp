@@ -2,10 +2,10 @@
 //
 // Why it is written for boxes: a box pair is the common pair of stacks, walls and piles, and the
 // general path (penetration.cpp's test, then features.cpp's support features and clipping on
-// small vectors) took about 1 us a pair on the Wall, where a box's axes, corners and faces are
-// known in closed form. Bullet's btBoxBoxDetector (the ODE detector) was used before: it reports
-// penetrating points only, so the Wall's side neighbours, apart by a few mm, took both it and
-// the general path (1.3 us a pair). This file follows the general path's rules one for one, so a
+// small vectors) works on general polytopes, where a box's axes, corners and faces are known in
+// closed form. Not Bullet's btBoxBoxDetector (the ODE detector): it reports penetrating points
+// only, so separated neighbours a few mm apart (the Wall's) would need the general path as well.
+// This file follows the general path's rules one for one, so a
 // box pair gets the manifold the general path gives, rounded differently.
 #include "box_box.h"
 
@@ -79,7 +79,7 @@ Penetration sat(const BoxPair& pair, double scale, double envelope, Vec3& n_a) {
   // edge axes A_i x B_j towards b; with i1, i2 (j1, j2) the other axes in cyclic order,
   // |A_i1.(A_i x B_j)| = |R(i2, j)|, |A_i2.(A_i x B_j)| = |R(i1, j)|, and likewise for b
   // |e_i x R.col(j)|^2 = R(i1, j)^2 + R(i2, j)^2, and the nine inverse lengths at once (the
-  // square roots and divisions one by one, each waiting on the last, were most of the test)
+  // square roots and divisions one by one, each waiting on the last, would be most of the test)
   Eigen::Array33d len2;
   for (int i = 0; i < 3; ++i) len2.row(i) = R.row((i + 1) % 3).array().square() + R.row((i + 2) % 3).array().square();
   const Eigen::Array33d inv_len = len2.sqrt().inverse();
@@ -198,9 +198,10 @@ void clip(const Polygon& in, int axis, double sign, double h, Polygon& out) {
 // reduce_manifold's choice (choose_spread, features.h) for the points of a convex polygon in its
 // order, measured in the plane of axes t1, t2 (the reference face's). The hull of points of a
 // convex polygon is those points in the polygon's order, so no hull is sorted and chained for
-// every candidate (a clipped face gives up to 8 points; the general reduction took 15% of the Wall probe's samples): the same
-// choice up to round-off. Writes the chosen indices in increasing order; returns their count.
-int reduce_convex(const Polygon& poly, const std::array<double, 16>& depth, int t1, int t2, std::array<int, 8>& chosen) {
+// every candidate (a clipped face gives up to 8 points, and the general reduction is costly on a wall of boxes): the
+// same choice up to round-off. Writes the chosen indices in increasing order; returns their count.
+int reduce_convex(const Polygon& poly, const std::array<double, 16>& depth, int t1, int t2,
+                  std::array<int, 8>& chosen) {
   if (poly.n <= 4) {
     for (int i = 0; i < poly.n; ++i) chosen[std::size_t(i)] = i;
     return poly.n;
@@ -213,7 +214,8 @@ int reduce_convex(const Polygon& poly, const std::array<double, 16>& depth, int 
     std::sort(set.begin(), set.begin() + m + 1);
     HullMeasure h;
     for (int e = 0; e <= m; ++e) {
-      const Eigen::Vector2d &p = xy[std::size_t(set[std::size_t(e)])], &q = xy[std::size_t(set[std::size_t((e + 1) % (m + 1))])];
+      const Eigen::Vector2d &p = xy[std::size_t(set[std::size_t(e)])],
+                            &q = xy[std::size_t(set[std::size_t((e + 1) % (m + 1))])];
       h.area += 0.5 * (p.x() * q.y() - p.y() * q.x());
       h.perimeter += (q - p).norm();
     }
@@ -293,8 +295,7 @@ void box_box_contact(const Placed& a, const Placed& b, double envelope, std::vec
   } else if (fb.is_face()) {
     const double sign = fb.face & 1 ? 1.0 : -1.0;  // B's face normal in a's frame: sign R.col(k)
     const BoxFeature fi = box_feature(A, -sign * P.R.col(fb.face / 2), kFeatureCos);
-    for (int k = 0, n = corner_ids(fi, ids); k < n; ++k)
-      inc.add(P.R.transpose() * A.local(ids[std::size_t(k)]) - P.cb);
+    for (int k = 0, n = corner_ids(fi, ids); k < n; ++k) inc.add(P.R.transpose() * A.local(ids[std::size_t(k)]) - P.cb);
     face_contact(B, fb, inc, fi.id, envelope, out);
     flip(out, start);
   }

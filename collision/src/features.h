@@ -21,13 +21,12 @@ inline constexpr double kFeatureSin = 0.05233595624294383;  // sin(3 deg)
 // An edge axis within 3 degrees (kFeatureSin) of the best face axis is that face's contact seen
 // slightly tilted: rotating an axis by an angle with sine s changes the overlap by at most about
 // 2 s times the pair's size, so such an edge axis replaces the face only if it overlaps less by
-// more than min(2 s, kFacePreference) times the size. Stacked faces tilted by a few mrad
-// otherwise lost to an edge axis a few 1e-5 m shallower, whose manifold is a single point (the
-// Tower's crossed blocks, whose overlap shares a corner and two sides with both: 29-51 of 170
-// pairs; issue 12). The face's deepest point may then lie up to that bound below the minimum
-// overlap. Both separating-axis tests use it: penetration.cpp's on shapes, mesh_collide.cpp's on
-// world triangles (the same blocks with the lower one a mesh: 261 of 400 poses had fewer than 4
-// points along the face normal before, none after; issue 12, eleventh session).
+// more than min(2 s, kFacePreference) times the size. Without it, stacked faces tilted by a few
+// mrad lose to an edge axis a few 1e-5 m shallower, whose manifold is a single point (the Tower's
+// crossed blocks, whose overlap shares a corner and two sides with both). The face's deepest
+// point may then lie up to that bound below the minimum overlap. Both separating-axis tests use
+// it: penetration.cpp's on shapes, mesh_collide.cpp's on world triangles (the same blocks with the
+// lower one a mesh keep 4 points along the face normal).
 inline constexpr double kFacePreference = 5e-3;
 // The bias an edge axis at sine `s` from the best face axis must beat (on top of the ties'
 // `tol`); `size` is the pair's size, computed only when the axis is that close.
@@ -98,9 +97,9 @@ int choose_spread(const Eigen::Vector2d* xy, const double* depth, int n, int max
   // surfaces meet there first, and only a rotation of more than 45 degrees could bring the
   // shallow one into play. Once the envelope is larger than a body (a 1 cm cube, a 2 mm rod with
   // the default 1 cm envelope), its far vertices come as speculative points with the same
-  // footprint as the near ones, and as they spread the area just as well they used to take the
-  // near ones' places: the cube stood on one real corner and three speculative ones, tipped and
-  // sank (issue 11). Shadowed points are not candidates.
+  // footprint as the near ones, and as they spread the area just as well they would take the
+  // near ones' places: the cube would stand on one real corner and three speculative ones, tip and
+  // sink. Shadowed points are not candidates.
   boost::container::small_vector<char, 32> out(std::size_t(n), 0);  // shadowed, then also chosen
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n && !out[std::size_t(i)]; ++j)

@@ -1,4 +1,4 @@
-// Intersection checker (issue 14): one kDOP tree over every surface triangle walked against
+// Intersection checker: one kDOP tree over every surface triangle walked against
 // itself, then an exact triangle-triangle test per overlapping pair.
 //
 // The test (Moller 1997 / Ericson s.5.3.6, arranged around one predicate): two non-coplanar
@@ -9,8 +9,8 @@
 // the plane, and coplanar triangles, are tested in 2-D in the plane. The predicates are plain
 // double triple products with a dead band of 1e-13 times the configuration's size cubed (squared
 // in 2-D): nearly coplanar configurations are classified by the 2-D tests in the plane, which
-// are well conditioned there (two faces of scaled icospheres side by side, coplanar within
-// rounding, were reported as crossing without it).
+// are well conditioned there (without it, two faces of scaled icospheres side by side, coplanar
+// within rounding, are reported as crossing).
 #include <coulomb/ccd.h>
 #include <coulomb/intersections.h>
 
@@ -89,8 +89,8 @@ bool segment_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const Vec3& b
   if (sp == 0 && sq == 0) return coplanar_segment_triangle(p, q, a, b, c, n, e);
   // the point where pq meets the plane, inside (or on) the triangle: tested in 2-D in the plane.
   // (The sign test of the line through p and q against the triangle's edges, orient3d(p, q, a, b),
-  // is ill-conditioned for a segment nearly in the plane: two flush faces of a soft box, coplanar
-  // within 1e-11 m, were reported crossing 3.5 cm apart.)
+  // is ill-conditioned for a segment nearly in the plane: it reports two flush faces of a soft
+  // box, coplanar within 1e-11 m, as crossing 3.5 cm apart.)
   const double op = orient3d(a, b, c, p), oq = orient3d(a, b, c, q);
   const double t = sp == 0 ? 0.0 : sq == 0 ? 1.0 : std::clamp(op / (op - oq), 0.0, 1.0);
   const Vec3 x = p + t * (q - p);

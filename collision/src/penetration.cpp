@@ -30,17 +30,17 @@ struct CcdBody {
 };
 
 // libccd 2.1's EPA loop (__ccdGJKEPA) has no iteration bound: it stops only when a new support
-// point no longer expands the polytope by epa_tolerance, and on deep capsule/cylinder overlaps
-// it never did (issue 11: ccdGJKPenetration hung forever). GJK is bounded by max_iterations, so
+// point no longer expands the polytope by epa_tolerance, which on deep capsule/cylinder overlaps
+// never happens (ccdGJKPenetration would hang). GJK is bounded by max_iterations, so
 // every support call past this budget is EPA's: we then answer with the witness itself (a on
 // it, b at the origin), which nextSupport() reads as "no expansion" and EPA returns at once.
 // The answer is flagged `exhausted` and the caller falls back to another estimate.
 // The budget is small because EPA's cost grows faster than the square of its iterations (libccd's
 // ccdPtNearest scans the whole polytope each iteration, and every new vertex, edge and face is
 // malloc'ed): where the minimum overlap is reached along a whole circle of axes (a sphere and a
-// cylinder with one centre, fuzz_step's 1 s timeout) EPA never meets its tolerance, and 1024
-// calls took 195 ms a run natively (4 runs a pair), 256 take 7 ms. Random deep overlaps converge
-// within 256 calls (measured: sphere-cylinder at most 129-256, capsule-cylinder at most 65-128).
+// cylinder with one centre) EPA never meets its tolerance and spends the whole budget, and 256
+// calls cost a 26th of 1024. Random deep overlaps converge within 256 calls (sphere-cylinder
+// within 256, capsule-cylinder within 128).
 constexpr int kSupportBudget = 256;
 
 Vec3 world_support(const CcdBody& body, const Vec3& d) {
@@ -159,8 +159,8 @@ Axis ccd_penetration(const CcdBody& a, const CcdBody& b, double scale, Penetrati
   const double touching = 1e-6 * scale;
   // The face normals bound the depth from above (exact overlaps). A "certified" EPA answer deeper
   // than one of them is wrong: with the origin on the boundary of the Minkowski difference (a
-  // capsule standing on a box, grown by the envelope) EPA returned the box's -z, the ground's
-  // thickness plus the capsule's length, 2.4 m deep (issue 11).
+  // capsule standing on a box, grown by the envelope) EPA can return the box's -z, the ground's
+  // thickness plus the capsule's length deep.
   AxisList faces;
   face_axes(a, 1.0, faces);
   face_axes(b, -1.0, faces);
@@ -280,13 +280,15 @@ Penetration polytope_sat(const Placed& a, const Placed& b, double scale, double 
 
 void polytope_axes(const Shape& s, AxisList& faces, AxisList& edges) {
   if (s.type == ShapeType::Box) {
-    for (int k = 0; k < 3; ++k) faces.push_back(Vec3::Unit(k)), faces.push_back(-Vec3::Unit(k)), edges.push_back(Vec3::Unit(k));
+    for (int k = 0; k < 3; ++k)
+      faces.push_back(Vec3::Unit(k)), faces.push_back(-Vec3::Unit(k)), edges.push_back(Vec3::Unit(k));
     return;
   }
   faces.assign(s.hull.face_normals.begin(), s.hull.face_normals.end());
   for (const auto& f : s.hull.faces)
     for (std::size_t i = 0; i < f.size(); ++i) {
-      const Vec3 e = (s.hull.vertices[std::size_t(f[(i + 1) % f.size()])] - s.hull.vertices[std::size_t(f[i])]).normalized();
+      const Vec3 e =
+          (s.hull.vertices[std::size_t(f[(i + 1) % f.size()])] - s.hull.vertices[std::size_t(f[i])]).normalized();
       bool seen = false;
       for (const Vec3& o : edges) seen = seen || std::abs(o.dot(e)) > 1.0 - 1e-12;
       if (!seen && e.allFinite()) edges.push_back(e);

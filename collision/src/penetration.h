@@ -21,7 +21,7 @@ struct Penetration { Vec3 n = Vec3::Zero(); double depth = 0.0; };
 inline bool keep(double depth, double envelope) { return depth >= 0.0 || depth > -envelope; }
 
 // Buffers that live on the stack up to their inline size: the narrowphase does not allocate for
-// the usual shapes (issue 12; counted by tests/collision/narrowphase_alloc_test.cpp).
+// the usual shapes (counted by tests/collision/narrowphase_alloc_test.cpp).
 using AxisList = boost::container::small_vector<Vec3, 32>;     // axes, polytope vertices
 using PointList = boost::container::small_vector<Vec3, 32>;    // feature points (cylinder caps: 16)
 using PointPairs = boost::container::small_vector<std::pair<Vec3, Vec3>, 4>;

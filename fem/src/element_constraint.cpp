@@ -113,8 +113,8 @@ void strain_form(double sqrt_v, const Mat3& strain, const Mat3& A, const Mat3& D
 }
 }  // namespace
 
-void element_constraint(MaterialModel model, const Lame& lame, const std::array<Vec3, 4>& x,
-                        const Mat3& Dm_inv, double rest_volume, ElementConstraint& out) {
+void element_constraint(MaterialModel model, const Lame& lame, const std::array<Vec3, 4>& x, const Mat3& Dm_inv,
+                        double rest_volume, ElementConstraint& out) {
   out = ElementConstraint{};
   if (!constraint_form_supported(model, lame)) return;
   const Mat3 F = deformation_gradient(x, Dm_inv);
@@ -136,9 +136,9 @@ void element_constraint(MaterialModel model, const Lame& lame, const std::array<
       // (signed singular values of F), c = (V0 H)^-1 V0 dPsi/ds, compliance (V0 H)^-1 with
       // H = d2Psi/ds2 projected to be positive definite (Teran et al. 2005) and J = ds/dx
       // (d sigma_i / dF = u_i v_i^T). Then -J^T C c = -V0 J^T dPsi/ds is the exact elastic force
-      // and c = 0 at rest. (The two-row form of Macklin and Mueller 2021 rests at large
-      // opposing multipliers and diverged here without geometric stiffness; a Green-strain
-      // compliance form lost control of collapsing elements at impacts.)
+      // and c = 0 at rest. (Not the two-row form of Macklin and Mueller 2021, which rests at large
+      // opposing multipliers and diverges without geometric stiffness, nor a Green-strain
+      // compliance form, which loses control of collapsing elements at impacts.)
       Mat3 U, V;
       Vec3 s, g;
       Mat3 H;
@@ -157,8 +157,8 @@ void element_constraint(MaterialModel model, const Lame& lame, const std::array<
   }
 }
 
-void element_forces(MaterialModel model, const Lame& lame, const std::array<Vec3, 4>& x,
-                    const Mat3& Dm_inv, double rest_volume, Vec12& f) {
+void element_forces(MaterialModel model, const Lame& lame, const std::array<Vec3, 4>& x, const Mat3& Dm_inv,
+                    double rest_volume, Vec12& f) {
   const Mat3 F = deformation_gradient(x, Dm_inv);
   const Mat3 H = -rest_volume * first_piola(model, lame, F) * Dm_inv.transpose();
   f.segment<3>(3) = H.col(0);

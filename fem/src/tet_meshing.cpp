@@ -106,7 +106,7 @@ TetMesh tetrahedralize_surface(const std::vector<Vec3>& vertices, const std::vec
     throw std::invalid_argument("quality (TetGen's radius-edge ratio bound) must be at least 1.1, got " +
                                 std::to_string(quality) + "; 1.414 is a good default");
   check_surface(vertices, triangles);
-  // memory guard: TetGen makes at least volume / max_volume tets (issue 11: max_volume 1e-12 ran
+  // memory guard: TetGen makes at least volume / max_volume tets (a tiny max_volume would run
   // until std::bad_alloc); the divergence theorem gives the enclosed volume
   double volume = 0.0;
   for (const auto& t : triangles)

@@ -139,7 +139,7 @@ py::dict fclib_solve(const std::string& path, const std::string& solver, double 
   opt.max_iterations = max_iterations;
   opt.abs_tol = tol;
   opt.rel_tol = tol;
-  opt.merit_tol = tol;  // converged means FCLib merit <= tol (issue 12, solvers/README.md)
+  opt.merit_tol = tol;  // converged means FCLib merit <= tol (solvers/README.md)
   opt.warm_start = false;
   opt.prox = ProxOptions::for_strategy(*strategy);
   const fs::path file(path);

@@ -1,7 +1,7 @@
 // coulomb-batch-bench SCENE: N copies of a scene in Bullet's dynamics world (bullet_world.h),
 // every effort actuator commanded before every step, stepped on T threads the way
 // coulomb::WorldBatch steps its worlds (one task arena, a parallel_for over the worlds). The
-// Bullet side of tools/bench/batch_control (README.md, "Batches commanded every step").
+// Bullet side of tools/bench/batch_control (README.md, "batch_control and coulomb-batch-bench").
 //
 // The commands come from one formula, shared with batch_control's numpy side, so that both
 // engines run the same motions: before step s (0, 1, ...), actuator k of world i gets

@@ -1,6 +1,7 @@
 // broadphase-bench: sweep and prune vs the uniform grid vs Bullet's btDbvtBroadphase on random
-// boxes and spheres (collision/README.md records the numbers). A program, not a test: it prints
-// ms per call and the ratio to sweep and prune measured in the same run (DESIGN.md).
+// boxes and spheres (collision/README.md says what they mean). A program, not a test: it prints
+// ms per call and the ratio to sweep and prune measured in the same run (DESIGN.md), and with
+// `--csv FILE` writes the same rows as CSV.
 //
 // Scene: n shapes (half boxes with random half extents 0.05-0.15 m, half spheres of radius
 // 0.05-0.15 m) uniformly in a cube sized for a constant density (about 0.8 overlapping pairs
@@ -18,6 +19,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <random>
@@ -107,7 +109,17 @@ double time_calls(const std::function<void(const std::vector<Aabb>&, Pairs&)>& c
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc != 1 && !(argc == 3 && std::strcmp(argv[1], "--csv") == 0)) {
+    std::fprintf(stderr, "usage: broadphase-bench [--csv FILE]\n");
+    return 2;
+  }
+  std::FILE* csv = argc == 3 ? std::fopen(argv[2], "w") : nullptr;
+  if (argc == 3 && !csv) {
+    std::fprintf(stderr, "broadphase-bench: cannot write %s\n", argv[2]);
+    return 2;
+  }
+  if (csv) std::fprintf(csv, "n,pairs,sap_ms,grid_ms,dbvt_ms,dbvt_new_ms,grid_over_sap,dbvt_over_sap,dbvt_new_over_sap\n");
   std::printf("%6s %8s %10s %10s %10s %12s %9s %9s %11s\n", "n", "pairs", "sap_ms", "grid_ms", "dbvt_ms", "dbvt_new_ms",
               "grid/sap", "dbvt/sap", "dbvt_new/sap");
   for (int n : {1000, 2000, 4000}) {
@@ -127,7 +139,11 @@ int main() {
     const bool same = sap == grid && sap == dbvt && sap == dbvt_new;
     std::printf("%6d %8zu %10.4f %10.4f %10.4f %12.4f %9.3f %9.3f %11.3f%s\n", n, sap.size(), t_sap, t_grid, t_dbvt,
                 t_dbvt_new, t_grid / t_sap, t_dbvt / t_sap, t_dbvt_new / t_sap, same ? "" : "  PAIR LISTS DIFFER");
+    if (csv)
+      std::fprintf(csv, "%d,%zu,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f\n", n, sap.size(), t_sap, t_grid, t_dbvt, t_dbvt_new,
+                   t_grid / t_sap, t_dbvt / t_sap, t_dbvt_new / t_sap);
     if (!same) return 1;
   }
+  if (csv) std::fclose(csv);
   return 0;
 }

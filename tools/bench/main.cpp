@@ -91,9 +91,8 @@ int main(int argc, char** argv) {
       bullet_settings.push_back(bs);
     }
     // Warm-up, untimed, so that no measured run is the process's first use of the allocator's
-    // memory, the thread pool and the caches. A guard, not a measured correction: one Tower run
-    // had its first configuration at 0.735 ms a step against 0.634 for the second, but runs with
-    // the order swapped differed by at most 5%, within this host's noise (--repeat answers that).
+    // memory, the thread pool and the caches. A guard, not a measured correction: a first
+    // configuration's lead is within a shared host's noise, which --repeat answers.
     if (warmup_steps > 0) {
       const auto shortened = [&](coulomb::SceneDef d) {
         d.steps = std::min(d.steps, warmup_steps);

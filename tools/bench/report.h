@@ -1,5 +1,5 @@
 // Printing benchmark results: a human-readable table with the Coulomb / Bullet ratios, or one
-// JSON object per line per engine configuration (README.md lists the fields).
+// JSON object per line per engine configuration (README.md; the fields: print_json_lines in report.cpp).
 #pragma once
 #include "runs.h"
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Issue 48's hard cases in every solver that takes them: each run is classified as correct,
+"""Hard but valid cases in every solver that takes them: each run is classified as correct,
 detected (exit 3: the state check or the health check stopped it; exit 2: refused at load) or
 silently wrong (exit 0 with a state that fails the case's own criterion).
 
     tools/bench/trust_cases.py [--coulomb build/bin/coulomb] [--out DIR] [--chain 500]
 
 Writes DIR/trust_cases.csv and prints the table (case x solver). A few minutes on 2 cores with
-the default 200-sphere chain; --chain 500 is the issue's chain (cr-mlcp then takes ~40 s).
+the default 200-sphere chain; --chain 500 is the full-size chain (cr-mlcp then takes ~40 s).
 """
 import argparse, csv, json, math, os, subprocess, sys, tempfile
 

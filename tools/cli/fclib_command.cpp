@@ -82,7 +82,7 @@ std::vector<SolverOptions> solver_options(const std::vector<const SolverInfo*>& 
     if (!j.contains("max_iterations")) opt.max_iterations = a.max_iterations;
     if (!j.contains("abs_tol")) opt.abs_tol = a.tol;
     if (!j.contains("rel_tol")) opt.rel_tol = a.tol;
-    opt.merit_tol = a.tol;  // converged means FCLib merit <= --tol, whatever --option abs_tol says (issue 12)
+    opt.merit_tol = a.tol;  // converged means FCLib merit <= --tol, whatever --option abs_tol says
     if (!j.contains("warm_start")) opt.warm_start = false;  // every run starts from lambda = 0
     if (!j.contains("r_factor")) opt.prox = ProxOptions::for_strategy(a.r_strategy);  // the paper's defaults
     out.push_back(opt);

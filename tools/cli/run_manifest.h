@@ -1,4 +1,4 @@
-// DIR/run.json, the manifest of a `coulomb run` output folder (issue 11: outputs that must not lie).
+// DIR/run.json, the manifest of a `coulomb run` output folder, so that its outputs cannot lie.
 //
 // It says which run the folder's files belong to and how that run ended, and is replaced
 // atomically (write_file_atomically) at the start, at every checkpoint and at the end:

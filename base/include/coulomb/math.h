@@ -4,11 +4,10 @@
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 
-// For a small function of a solver's inner loop (a contact's velocity, ContactRows::velocity):
-// GCC left it out of line, and in the shared library every call then went through the PLT
-// (measured on the Wall, 1 thread: pgs 0.341 -> 0.320 ms per solve inlined). Not for everything
-// small: the impulse response inlined as well made the same pgs solve 0.45 ms. Inlining changes
-// no result: the build targets baseline x86-64, which has no FMA for the compiler to contract into.
+// For a small function of a solver's inner loop (ContactRows::velocity, add_responses): GCC leaves
+// it out of line, and in the shared library every call then goes through the PLT (several % of a
+// pgs solve). Inlining changes no result: the build targets baseline x86-64, which has no FMA for
+// the compiler to contract into.
 #if defined(__GNUC__)
 #define COULOMB_HOT_INLINE inline __attribute__((always_inline))
 #else

@@ -2,9 +2,8 @@
 //
 // Two algorithms with one output: pairs (i, j), i < j, of overlapping boxes where at least one
 // of the two is not static, sorted lexicographically (so the result never depends on sort
-// tie-breaking, hashing or threads). Measured on 1000-4000 random boxes (collision/README.md,
-// tools/bench/broadphase_bench.cpp): the grid is 4-5x faster than sweep and prune there and is
-// the default of DetectInput and WorldSettings.
+// tie-breaking, hashing or threads). The grid is the default of DetectInput and WorldSettings:
+// several times faster than sweep and prune on random boxes (tools/bench/broadphase_bench.cpp).
 //
 // - sweep and prune along the axis of largest spread of the box centres: sort the intervals by
 //   their lower bound, sweep with an active list, test the two other axes. O(n log n + k) for
@@ -15,7 +14,7 @@
 //   reported only from the first cell the two share (no duplicates, no hash set), in parallel
 //   over fixed ranges of cells (the caller's task arena), then sorted by a counting sort on the
 //   first index, so the list is the same on any thread count. A cell whose boxes are all static
-//   (fixed, or asleep: a resting pile) is not searched (issue 12). Boxes that
+//   (fixed, or asleep: a resting pile) is not searched. Boxes that
 //   are infinite or cover many cells (grounds, planes, walls) are tested against every box;
 //   when more than 1/32 of the boxes are that large (sizes over orders of magnitude), the grid
 //   hands the call to sweep and prune, which has no size assumption.

@@ -77,11 +77,11 @@ Closest closest_point_triangle(const Vec3& p, const Vec3& a, const Vec3& b, cons
 Closest closest_segment_segment(const Vec3& p, const Vec3& q, const Vec3& r, const Vec3& s);
 
 // ---------------------------------------------------------------------------------------------
-// Rigid CCD (issue 14): swept convex casts for rigid bodies that move more than their own size in
+// Rigid CCD: swept convex casts for rigid bodies that move more than their own size in
 // one step, so that a small fast body cannot pass through a thin wall between two detections.
 //
 // Stage function, called by the World after the velocities of the step are known and before the
-// positions are integrated (engine/src/world.cpp, `collision.ccd: true`). For each dynamic body
+// positions are integrated (engine/src/world_ccd.cpp, `collision.ccd: true`). For each dynamic body
 // whose translation over the step exceeds `size_fraction` times its smallest half extent, every
 // other body whose box meets its swept box is cast against with Bullet's
 // btContinuousConvexCollision (a conservative-advancement cast of two convex shapes, rotation

@@ -1,4 +1,4 @@
-// Intersection checker (issue 14): every pair of intersecting surface triangles, between two
+// Intersection checker: every pair of intersecting surface triangles, between two
 // surfaces and within one surface, found through one kDOP hierarchy over all triangles. Two
 // triangles of one surface that share a vertex (adjacent: a common edge or corner) are not
 // tested. Tests run it after every step of a scene: a collision-free step has none.
@@ -27,8 +27,8 @@ struct TriangleIntersection {
 };
 
 struct IntersectionOptions {
-  double tolerance = 0.0;  // triangles closer than this count as intersecting (unit: m), >= 0
-  bool self = true;        // test pairs within one surface (non-adjacent triangles)
+  double tolerance = 0.0;    // triangles closer than this count as intersecting (unit: m), >= 0
+  bool self = true;          // test pairs within one surface (non-adjacent triangles)
   bool fixed_fixed = false;  // test pairs of two fixed surfaces
   int k = 18;
 };
@@ -39,7 +39,7 @@ std::vector<TriangleIntersection> find_intersections(const std::vector<Candidate
                                                      const IntersectionOptions& opt = {});
 
 // Whether two triangles share a point (or are closer than `tolerance`).
-bool triangles_intersect(const Vec3& a0, const Vec3& a1, const Vec3& a2, const Vec3& b0, const Vec3& b1,
-                         const Vec3& b2, double tolerance = 0.0);
+bool triangles_intersect(const Vec3& a0, const Vec3& a1, const Vec3& a2, const Vec3& b0, const Vec3& b1, const Vec3& b2,
+                         double tolerance = 0.0);
 
 }  // namespace coulomb

@@ -36,14 +36,12 @@ struct ContactRows {
 
   // J_a w_a + J_b w_b (w: linear then angular, per body): the linear parts share L (J_a's is
   // -L), so L (v_b - v_a) + A_a omega_a + A_b omega_b, column by column (18 column products where
-  // the two 4x6 blocks took 24; issue 12, the sweeps' cost per contact)
+  // the two 4x6 blocks take 24: the sweeps' cost per contact)
   COULOMB_HOT_INLINE Vec4 velocity(const Vec6& wa, const Vec6& wb) const {
-    // row by row (Eigen's column expressions were left as calls by GCC in some callers, issue 12:
-    // 14% of a Wall pgs solve in one such call), each row three sums of three terms added at the
-    // end: a Gauss-Seidel sweep's next contact of the same bodies waits on this sum, and one
-    // chain of eight additions made it the sweep's longest wait (issue 12, sixteenth session:
-    // with add_responses' pairs, the Wall's pgs:10 solve 0.346 -> 0.323 ms). NormalRow::velocity
-    // adds in the same order.
+    // row by row (GCC leaves Eigen's column expressions as calls in some callers, a large share
+    // of a pgs solve), each row three sums of three terms added at the end: a Gauss-Seidel
+    // sweep's next contact of the same bodies waits on this sum, and one chain of eight additions
+    // would be the sweep's longest wait. NormalRow::velocity adds in the same order.
     const double d0 = wb[0] - wa[0], d1 = wb[1] - wa[1], d2 = wb[2] - wa[2];
     Vec4 v;
     for (int r = 0; r < 4; ++r) {
@@ -65,10 +63,9 @@ struct ContactRows {
   // kept M = I^-1 A^T (Mat34: M l) or from the bodies' world inverse inertias (Mat3: I^-1 (A^T l)).
   // A null w (a fixed body) is skipped. Each half of w is updated in place (a Vec6 built from two
   // Vec3 halves costs a store-forwarding stall). Sums in pairs, of depth 2: the next contact of
-  // these bodies waits on them. Written out entry by entry, as velocity() is: GCC left Eigen's
-  // `head<3>() -= m * p` and `p += row^T l` as calls inside the sweeps (the Wall's pgs:10 run, 5.7%
-  // of its samples in three such calls), and the angular half, a lambda, too (4.1% in a second
-  // run): now written out and inlined, the same arithmetic in the same order, the same bits.
+  // these bodies waits on them. Written out entry by entry and inlined, as velocity() is: GCC
+  // leaves Eigen's `head<3>() -= m * p` and `p += row^T l`, and a lambda for the angular half, as
+  // calls inside the sweeps (several % of a pgs run); the same arithmetic in the same order.
   template <class Response>
   COULOMB_HOT_INLINE void add_responses(const Vec4& l, Vec6* wa, const Response& Ra, Vec6* wb, const Response& Rb) const {
     double p[3];
@@ -147,9 +144,9 @@ struct ContactProblem {
   // derived by finalize() for problems of at most kKeptResponses contacts: each contact's
   // I^-1 A^T, so that applying an impulse is 12 products a body where I^-1 (A^T l) takes 21; empty
   // for larger problems, whose sweeps stream each contact's data from memory at its bandwidth and
-  // are faster without these 192 bytes (issue 12, eighteenth session: 16,000 boxes' solve 103-105
-  // -> 91-105 ms, the impulse response 9.7-10.0 -> 5.7-6.3 ms; the Wall's pgs:10 solve 7% slower
-  // without them). Islands copied out of a problem keep its choice (solvers/island_solve.cpp).
+  // are faster without these 192 bytes (a 16,000-box pile's impulse response about 40% cheaper),
+  // where a small problem's cached sweeps are faster with them. Islands copied out of a problem
+  // keep its choice (solvers/island_solve.cpp).
   std::vector<AngularResponse> angular;
   static constexpr std::size_t kKeptResponses = 4096;
   bool keeps_angular() const { return angular.size() == rows.size(); }
@@ -208,7 +205,7 @@ struct ContactProblem {
 // and column 0 of M^-1 J^T, ContactRows' first row and column), 160 bytes where a ContactProblem
 // keeps 304 of ContactRows, 128 of A_kk and its 4-vectors. Post-stabilisation's position problem
 // (seed 000 eq. 49-50) is frictionless; at the funnel's landing it holds ~20,000 contacts, on
-// 16,000 boxes in a pile ~93,000, whose full rows outgrow the caches (issue 12).
+// 16,000 boxes in a pile ~93,000, whose full rows outgrow the caches.
 struct NormalRow {
   double lin[3], ang_a[3], ang_b[3];  // J_n = [-n, ang_a; n, ang_b]: n, -(r_a x n), r_b x n
   double minv_a[3], minv_b[3];        // I_a^-1 ang_a^T, I_b^-1 ang_b^T
@@ -268,8 +265,8 @@ struct ContactSolution {
   // w = M^-1 J^T [lambda; joint_lambda] per body (nb), as a matrix-free Gauss-Seidel or Jacobi
   // solver kept it while it swept (seed 000 eq. 26: pgs, prox-gs, prox-jacobi), or empty where
   // the solver kept none. The World integrates with it (eq. 42b) instead of forming the product
-  // again: at 16,000 boxes that product streamed every contact's rows once more (issue 12, the
-  // integration stage's exponent). The same sums as the solver's velocities saw, rounded in the
+  // again, which would stream every contact's rows once more (a large pile's integration would
+  // grow faster than its bodies). The same sums as the solver's velocities saw, rounded in the
   // order the sweeps added them; a caller that reuses a solution clears it before each solve.
   std::vector<Vec6> response;
 };

@@ -13,8 +13,8 @@
 namespace coulomb {
 
 struct TetMesh {
-  std::vector<Vec3> rest;                  // (nv) rest positions (unit: m)
-  std::vector<std::array<int, 4>> tets;    // (nt) vertex indices, positively oriented
+  std::vector<Vec3> rest;                // (nv) rest positions (unit: m)
+  std::vector<std::array<int, 4>> tets;  // (nt) vertex indices, positively oriented
 };
 
 // Signed volume of the tetrahedron (a, b, c, d): det[b-a, c-a, d-a] / 6, positive when
@@ -32,9 +32,9 @@ std::string check_tet_mesh(const TetMesh& mesh, double min_volume_ratio = 1e-9);
 // Boundary triangles (faces used by exactly one tet), oriented outward, sorted.
 std::vector<std::array<int, 3>> boundary_faces(const TetMesh& mesh);
 
-// Memory guard (issue 11): a mesh is refused before it is allocated when it would hold more than
+// Memory guard: a mesh is refused before it is allocated when it would hold more than
 // kMaxTets tetrahedra (about 0.3 KB each once the soft body's per-tet data is built, measured
-// below in fem/README.md). Thrown by box_tet_mesh and the TetGen paths, with the estimate.
+// in fem/README.md, "Memory guard"). Thrown by box_tet_mesh and the TetGen paths, with the estimate.
 inline constexpr std::int64_t kMaxTets = 2'000'000;
 struct MeshTooLarge : std::invalid_argument {
   using std::invalid_argument::invalid_argument;

@@ -24,8 +24,8 @@ namespace coulomb {
 //
 // `quality` is TetGen's bound on a tet's circumradius / shortest edge (a regular tet has
 // sqrt(6)/4 ~ 0.61); smaller means rounder tets and more of them. It must be >= 1.1: TetGen
-// only guarantees termination above 2, works well from ~1.2 up, and did not finish within 30 s
-// for 1.0 or 1.02 on a cube (1.05 gave 24 times the tets of 1.414). 1.414 is a good default.
+// only guarantees termination above 2, works well from ~1.2 up, and does not finish within 30 s
+// for 1.0 or 1.02 on a cube (1.05 gives 24 times the tets of 1.414). 1.414 is a good default.
 // `max_volume` (unit: m^3) must be > 0.
 //
 // The surface is checked first (std::invalid_argument, message names the vertex, triangle or
