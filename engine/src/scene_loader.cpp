@@ -231,6 +231,9 @@ std::vector<VisualDef> parse_visuals(const Json& j, const std::string& ptr, cons
       const detail::MeshFileKeys keys = detail::parse_mesh_file_keys(r, "mesh", base_dir);
       auto mesh = std::make_shared<TriangleMesh>(detail::read_scaled_mesh(keys));
       if (mesh->triangles.empty()) throw InputError(keys.pointer, "'" + keys.name + "' has no triangles to draw");
+      for (std::size_t i = 0; i < mesh->vertices.size(); ++i)
+        if (!mesh->vertices[i].allFinite())
+          throw InputError(keys.pointer, "'" + keys.name + "': vertex " + std::to_string(i) + " is not finite");
       v.mesh = std::move(mesh);
     }
     v.position = r.vec3("position", v.position, limit::coordinate());
