@@ -126,6 +126,7 @@ class Newton {
   double row_inv_mass(int r) const;  // J_r M^-1 J_r^T
   void load_impulses();   // P^0 from the problem's *_impulse (the warm start)
   void store_impulses();
+  std::pair<double*, int> impulse_of(int block);
   double contact_merit() const;
 
   PositionProblem& p_;
@@ -514,26 +515,28 @@ void Newton::schur_rhs() {
   }
 }
 
-// The inverse of store_impulses: each block's rows from the problem's arrays (sized to the
-// constraints, zero where the World had no impulse for them).
+// Block b's rows in the problem's impulse arrays (a contact's, element's, joint's or
+// attachment's) and how many of them the block has.
+std::pair<double*, int> Newton::impulse_of(int b) {
+  const int r0 = rows_.block_start[std::size_t(b)], nb = rows_.block_start[std::size_t(b) + 1] - r0;
+  const auto i = std::size_t(rows_.block[std::size_t(r0)]);
+  const RowKind k = rows_.kind[std::size_t(r0)];
+  if (k == RowKind::ContactNormal) return {p_.contact_impulse[i].data(), 3};
+  if (k == RowKind::Element) return {p_.element_impulse[i].data(), nb};
+  if (b < int(set_.contacts.size() + set_.joints.size()) && b >= int(set_.contacts.size()))
+    return {p_.joint_impulse[i].data(), nb};
+  return {p_.attachment_impulse[i].data(), 3};
+}
+
+// P^0 from the problem's arrays (sized to the constraints, zero where the World had no impulse
+// for them), and back after the solve.
 void Newton::load_impulses() {
   p_.size_impulses();
   const int nblocks = int(rows_.block_start.size()) - 1;
   for (int b = 0; b < nblocks; ++b) {
-    const int r0 = rows_.block_start[std::size_t(b)], nb = rows_.block_start[std::size_t(b) + 1] - r0;
-    if (nb == 0) continue;
-    const auto i = std::size_t(rows_.block[std::size_t(r0)]);
-    const RowKind k = rows_.kind[std::size_t(r0)];
-    double* P = P_.data() + r0;
-    if (k == RowKind::ContactNormal) {
-      for (int j = 0; j < 3; ++j) P[j] = p_.contact_impulse[i][j];
-    } else if (k == RowKind::Element) {
-      for (int j = 0; j < nb; ++j) P[j] = p_.element_impulse[i][j];
-    } else if (b < int(set_.contacts.size() + set_.joints.size()) && b >= int(set_.contacts.size())) {
-      for (int j = 0; j < nb; ++j) P[j] = p_.joint_impulse[i][j];
-    } else {
-      for (int j = 0; j < 3; ++j) P[j] = p_.attachment_impulse[i][j];
-    }
+    if (rows_.block_start[std::size_t(b) + 1] == rows_.block_start[std::size_t(b)]) continue;
+    const auto [impulse, n] = impulse_of(b);
+    std::copy_n(impulse, n, P_.data() + rows_.block_start[std::size_t(b)]);
   }
 }
 
@@ -541,20 +544,9 @@ void Newton::store_impulses() {
   p_.size_impulses();
   const int nblocks = int(rows_.block_start.size()) - 1;
   for (int b = 0; b < nblocks; ++b) {
-    const int r0 = rows_.block_start[std::size_t(b)], nb = rows_.block_start[std::size_t(b) + 1] - r0;
-    if (nb == 0) continue;
-    const int i = rows_.block[std::size_t(r0)];
-    const RowKind k = rows_.kind[std::size_t(r0)];
-    const auto P = [&](int j) { return P_[std::size_t(r0 + j)]; };
-    if (k == RowKind::ContactNormal) {
-      p_.contact_impulse[std::size_t(i)] = Vec3(P(0), P(1), P(2));
-    } else if (k == RowKind::Element) {
-      for (int j = 0; j < nb; ++j) p_.element_impulse[std::size_t(i)][j] = P(j);
-    } else if (b < int(set_.contacts.size() + set_.joints.size()) && b >= int(set_.contacts.size())) {
-      for (int j = 0; j < nb; ++j) p_.joint_impulse[std::size_t(i)][j] = P(j);
-    } else {
-      p_.attachment_impulse[std::size_t(i)] = Vec3(P(0), P(1), P(2));
-    }
+    if (rows_.block_start[std::size_t(b) + 1] == rows_.block_start[std::size_t(b)]) continue;
+    const auto [impulse, n] = impulse_of(b);
+    std::copy_n(P_.data() + rows_.block_start[std::size_t(b)], n, impulse);
   }
 }
 

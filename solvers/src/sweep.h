@@ -1,4 +1,4 @@
-// The sweep layer: how the Gauss-Seidel and Jacobi contact solvers' sweeps run (issue 52).
+// The sweep layer: how the Gauss-Seidel and Jacobi contact solvers' sweeps run.
 //
 // A solver gives a kernel, its paper's update of one contact, kernel(k, SweepMax&), which adds
 // the contact's step and impulse to the sweep's maxima; a schedule runs it over the contacts:

@@ -190,7 +190,7 @@ constexpr double kMaxSag = 0.001;  // (unit: m)
 const std::vector<std::string> kServoFailures = {"prox-jacobi"};
 
 // Servo gains. At the load pose (every joint 0) the arm stands upright and its servos carry
-// almost nothing (0.015 N m measured); the gains are chosen for the worst static load instead, the
+// almost nothing (about 0.015 N m); the gains are chosen for the worst static load instead, the
 // arm stretched out horizontally: joint 2 then carries about 52 N m (the 13.5 kg above it, their
 // centres of mass up to 0.92 m out), and a stiffness of 1e5 N m/rad turns that into 5.2e-4 rad,
 // 0.5 mm at the 0.9 m from joint 2 to the flange, inside the 1 mm with the torque well inside the

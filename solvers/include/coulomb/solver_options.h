@@ -148,11 +148,9 @@ struct EnumNames<ComputeDevice> {
 // How a step's Newton loop is bounded. "fixed" is seed 003 Table 2's practice, a budget per step
 // warm-started from the last step: max_iterations Newton iterations (default 20) of
 // linear_iterations PCR iterations each (default 60); it stops early when the residual meets the
-// tolerance and otherwise reports the residual it reached, unconverged. The default is measured
-// (tools/bench/data/newton_budgets.csv): with 60 linear iterations the Wall and the Tower reach
-// the tolerance within their first 100 steps and the warm start then meets it with no Newton
-// iteration at all, where Table 2's 4-8 x 10-80 leave an error that the warm start carries from
-// step to step and the stacks creep by millimetres. "tolerance" runs to abs_tol / rel_tol under
+// tolerance and otherwise reports the residual it reached, unconverged. 60 linear iterations,
+// not Table 2's 10-80 with 4-8 Newton ones, because a warm start carries a step's leftover error
+// into the next one and stacks then creep (tools/bench/data/newton_budgets.csv). "tolerance" runs to abs_tol / rel_tol under
 // a cap of max_iterations (default 30) with 40 linear iterations each.
 enum class NewtonBudget { Fixed, Tolerance };
 template <>

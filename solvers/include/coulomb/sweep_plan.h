@@ -1,5 +1,5 @@
 // How the Gauss-Seidel and Jacobi contact solvers sweep a problem: one planner and one table of
-// every size threshold that switches a code path or a data layout (issue 52).
+// every size threshold that switches a code path or a data layout.
 //
 // A solver is a kernel (its paper's per-contact update) and an outer algorithm; how its sweeps
 // run is a schedule of the private sweep layer (solvers/src/sweep.h): in a given order, colour by
