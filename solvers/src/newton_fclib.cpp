@@ -25,6 +25,9 @@
 // seed 000's prox-gs on the natural map, each contact's step scaled by its r-factor) of at most
 // prox_sweeps sweeps starts from the best iterate; it decreases the merit linearly but without
 // stalling, and Newton resumes from the phase's best iterate with its regularisation restarted.
+// The minimum map's residual can stall at a point outside the range of its Jacobian (a non-zero
+// stationary point of ||phi||, where the regularised step only drifts along the null space); its
+// roots do not depend on the r-factors but such points do, so each phase halves them for it.
 // Every phase is sequential and ordered, so a problem's result does not depend on anything but
 // its data and options.
 // solvers/README.md ("Non-smooth Newton on FCLib problems") has the measurements behind each choice.
@@ -402,13 +405,16 @@ constexpr int kPhaseStallChecks = 8;
 // Newton's stall test: the best merit must fall below this fraction of its value at the start of
 // a window of stall_iterations iterations.
 constexpr double kStallRatio = 0.5;
+// The minimum map's r-factors are multiplied by this at each projected phase (measured on
+// RockPile_tob1: solvers/README.md, "Globalisation").
+constexpr double kStallRhoFactor = 0.5;
 
 SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol, NcpFunction ncp) {
   const auto t0 = std::chrono::steady_clock::now();
   const NewtonFclibOptions& o = opt.newton_fclib;
   SolverStats stats;
   stats.converged = false;
-  const Local L = make_local(p);
+  Local L = make_local(p);  // its r-factors shrink at each stall of the minimum map
   const int nc = L.nc;
   const Formulation f{ncp, o.friction};
 
@@ -459,6 +465,7 @@ SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactS
         break;
       }
     }
+    if (ncp == NcpFunction::MinMap) L.rho *= kStallRhoFactor;
     r = best;
     u = L.W * r + L.q;
     evaluate(L, f, r, u, R);

@@ -172,6 +172,21 @@ TEST(NewtonFclib, StallThenProjectedPhaseSolvesARockPile) {
   for (std::size_t k = 0; k < sol.lambda.size(); ++k) ASSERT_EQ(sol.lambda[k], again.lambda[k]) << k;
 }
 
+// The minimum map on the same pile stalls where its residual lies outside the range of its
+// Jacobian; the r-factors halved at each projected phase move that point, and it reaches 1e-6.
+TEST(NewtonFclib, MinimumMapSolvesTheRockPileWithShrinkingRFactors) {
+  const std::string file = std::string(COULOMB_SOLVERS_DATA) + "/RockPile_tob1.hdf5";
+  const AssembledProblem p = read_fclib_local(file);
+  SolverOptions o = newton_options("newton-minmap");
+  o.abs_tol = 1e-6;
+  o.max_iterations = 500;
+  ContactSolution sol;
+  const SolverStats s = run("newton-minmap", p, o, sol);
+  EXPECT_TRUE(s.converged) << "merit " << s.merit << " after " << s.iterations << " iterations";
+  EXPECT_GT(s.contact_sweeps, 0.0);
+  EXPECT_LE(libfclib_merit(file, sol.lambda), 1e-6);
+}
+
 TEST(NewtonFclib, Options) {
   const SolverOptions d = newton_options("newton-fb");
   EXPECT_EQ(d.newton_fclib.damping, 1.0);
