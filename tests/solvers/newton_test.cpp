@@ -2,7 +2,6 @@
 // Coulomb friction exact and isotropic over one implicit step (eq. 36 with W of eq. 104-105), a
 // box resting on four redundant corner contacts (the singular system of s.8.2), a compliant
 // attachment (eq. 47), and every linear back end and NCP function agreeing.
-#include <coulomb/gpu/schur.h>
 #include <coulomb/newton_device.h>
 #include <coulomb/position_problem.h>
 #include <coulomb/solver.h>
@@ -31,6 +30,7 @@ SolverOptions options(NcpFunction f = NcpFunction::FischerBurmeister, NewtonLine
 
 SolverStats solve(PositionProblem& p, const SolverOptions& o) { return find_solver("newton-pcr")->solve_position(p, o); }
 
+using test::box_on_corners;
 using test::particle_on_plane;
 
 TEST(NewtonPcr, ContactHoldsTheParticleOnThePlane) {
@@ -67,33 +67,6 @@ TEST(NewtonPcr, FrictionIsExactAndIsotropic) {
     }
 }
 
-// A 1 m cube resting on four corner contacts: the contacts are redundant, so the Newton matrix
-// is singular (s.8.2); every back end still rests it without penetration or turning.
-PositionProblem box_on_corners(double h) {
-  PositionProblem p;
-  const double a = 0.5;
-  p.dt = h;
-  p.inv_mass = {1.0};
-  p.inv_inertia = {Vec3::Constant(1.0 / (2.0 * a * a / 3.0))};
-  p.v = {Vec3(0, 0, -kG * h)};
-  p.w = {Vec3::Zero()};
-  p.x0 = {Vec3(0, 0, a)};
-  p.q0 = {Quat::Identity()};
-  p.x = {Vec3(0, 0, a) + h * p.v[0]};
-  p.q = {Quat::Identity()};
-  for (double sx : {-a, a})
-    for (double sy : {-a, a}) {
-      PbdContact c;
-      c.a.anchor = Vec3(sx, sy, 0);
-      c.b.rigid = 0;
-      c.b.anchor = Vec3(sx, sy, -a);
-      c.normal = Vec3::UnitZ();
-      c.mu = 0.5;
-      p.contacts.push_back(c);
-    }
-  return p;
-}
-
 TEST(NewtonPcr, RedundantContactsRestTheBoxWithEveryLinearSolver) {
   for (NewtonLinear lin : {NewtonLinear::Pcr, NewtonLinear::Cg, NewtonLinear::GaussSeidel, NewtonLinear::Direct}) {
     PositionProblem p = box_on_corners(0.01);
@@ -128,26 +101,6 @@ TEST(NewtonPcr, AutoDeviceSendsOnlyLargeSystemsToCuda) {
   n.linear = NewtonLinear::Cg;
   n.device = ComputeDevice::Cpu;
   EXPECT_FALSE(newton_uses_cuda(n, 1000000, true));
-}
-
-// The whole Newton solve with its linear systems on CUDA (where a device is visible) against the
-// CPU kernels: the same Newton and linear iteration counts, the same rest state.
-TEST(NewtonPcr, CudaRestsTheBoxLikeTheCpu) {
-  if (!gpu::cuda_available()) GTEST_SKIP() << "no CUDA device here";
-  for (NewtonLinear lin : {NewtonLinear::Pcr, NewtonLinear::Cg}) {
-    PositionProblem pc = box_on_corners(0.01), pg = box_on_corners(0.01);
-    SolverOptions o = options(NcpFunction::FischerBurmeister, lin);
-    o.abs_tol = 1e-8;
-    const SolverStats sc = solve(pc, o);
-    o.newton.device = ComputeDevice::Cuda;
-    const SolverStats sg = solve(pg, o);
-    EXPECT_TRUE(sg.converged) << to_string(lin);
-    EXPECT_EQ(sc.iterations, sg.iterations) << to_string(lin);
-    EXPECT_EQ(sc.linear_iterations, sg.linear_iterations) << to_string(lin);
-    EXPECT_NEAR((pc.x[0] - pg.x[0]).norm(), 0.0, 1e-12) << to_string(lin);
-    for (std::size_t k = 0; k < pc.contact_impulse.size(); ++k)
-      EXPECT_NEAR((pc.contact_impulse[k] - pg.contact_impulse[k]).norm(), 0.0, 1e-12) << to_string(lin);
-  }
 }
 
 // A particle hanging from a compliant attachment: the implicit step's spring force (eq. 47 with

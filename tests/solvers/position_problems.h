@@ -1,5 +1,5 @@
 // Small position-level problems with known answers, shared by the tests of the position-level
-// solvers (xpbd_test.cpp, newton_test.cpp).
+// solvers (xpbd_test.cpp, newton_test.cpp, tests/gpu/newton_cuda_test.cpp).
 #pragma once
 #include <coulomb/position_problem.h>
 
@@ -23,6 +23,33 @@ inline PositionProblem particle_on_plane(const Vec3& vt, double mu, double h) {
   c.normal = Vec3::UnitZ();
   c.mu = mu;
   p.contacts = {c};
+  return p;
+}
+
+// A 1 m cube resting on four corner contacts: the contacts are redundant, so the Newton matrix
+// is singular (s.8.2); every back end still rests it without penetration or turning.
+inline PositionProblem box_on_corners(double h) {
+  PositionProblem p;
+  const double a = 0.5;
+  p.dt = h;
+  p.inv_mass = {1.0};
+  p.inv_inertia = {Vec3::Constant(1.0 / (2.0 * a * a / 3.0))};
+  p.v = {Vec3(0, 0, -kG * h)};
+  p.w = {Vec3::Zero()};
+  p.x0 = {Vec3(0, 0, a)};
+  p.q0 = {Quat::Identity()};
+  p.x = {Vec3(0, 0, a) + h * p.v[0]};
+  p.q = {Quat::Identity()};
+  for (double sx : {-a, a})
+    for (double sy : {-a, a}) {
+      PbdContact c;
+      c.a.anchor = Vec3(sx, sy, 0);
+      c.b.rigid = 0;
+      c.b.anchor = Vec3(sx, sy, -a);
+      c.normal = Vec3::UnitZ();
+      c.mu = 0.5;
+      p.contacts.push_back(c);
+    }
   return p;
 }
 
