@@ -31,13 +31,13 @@
 #include <coulomb/merit.h>
 #include <coulomb/ncp_contact.h>
 #include <coulomb/solver.h>
+#include <coulomb/timer.h>
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/OrderingMethods>
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseLU>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -404,7 +404,7 @@ constexpr int kPhaseStallChecks = 8;
 constexpr double kStallRatio = 0.5;
 
 SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol, NcpFunction ncp) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const Stopwatch watch;
   const NewtonFclibOptions& o = opt.newton_fclib;
   SolverStats stats;
   stats.converged = false;
@@ -533,7 +533,7 @@ SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactS
   AssembledOperator op(p);
   stats.merit = fclib_merit(op, sol.lambda);
   stats.converged = stats.merit <= tol;
-  stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  stats.time_ms = watch.ms();
   return stats;
 }
 

@@ -30,11 +30,11 @@
 #include <coulomb/contact_coloring.h>
 #include <coulomb/merit.h>
 #include <coulomb/sweep_plan.h>
+#include <coulomb/timer.h>
 #include <tbb/task_group.h>
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <thread>
 #include <type_traits>
@@ -252,7 +252,7 @@ inline std::uint64_t sweep_ticks() {
 #if defined(__x86_64__) || defined(__i386__)
   return __rdtsc();
 #else
-  return std::uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+  return std::uint64_t(Stopwatch::Clock::now().time_since_epoch().count());
 #endif
 }
 
