@@ -11,7 +11,7 @@ namespace coulomb::detail {
 
 // solve_pgs's path for a frictionless problem (every mu zero, no joints, the default order, no
 // colouring, history or merit: pgs.cpp's frictionless() decides): its normal rows packed and swept
-// with solve_normal_pgs's kernel, pgs()'s arithmetic for row 0.
+// with solve_normal_pgs's kernel, PgsSolve's arithmetic for row 0.
 SolverStats frictionless_pgs(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol);
 
 // solve_normal_pgs's windowed path, for tests: the impulses, responses, stopping test and

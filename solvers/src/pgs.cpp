@@ -103,37 +103,6 @@ bool project_onto_box(detail::SweepTeam& team, const Op& op, std::vector<Vec4>& 
   return std::any_of(changed.begin(), changed.end(), [](const auto& c) { return c.value; });
 }
 
-// PGS's sweeps (seed 001 algorithm lines 2-8 with line 2b's permutation): the kernel
-// (pgs_kernel.h) over rows First..Last of every contact, by the solve's schedule (sweep.h): in
-// `order`, or colour by colour on the team where there is a colouring. With Track (GSP), each
-// set's share of Theta into `theta`.
-template <class Op>
-struct Sweeps {
-  Op& op;
-  std::vector<Vec4>& lambda;
-  const std::vector<RowStep>& step;
-  const int* order;                  // null: the identity
-  const ContactColoring* coloring;   // null: in order
-  detail::SweepTeam& team;
-  std::vector<detail::Padded<SweepMax>> member_max{};
-  ThetaShares theta{};
-
-  template <int First, int Last, bool Track = false>
-  SweepMax run() {
-    const auto kernel = [&](int k, SweepMax& m) { pgs_contact<First, Last, Track>(op, lambda, step, k, m, theta); };
-    if constexpr (!Track) {  // GSP has no colouring (plan_sweep)
-      if (coloring)
-        return detail::colored_sweep(team, *coloring, op, member_max, kernel, [&](int k) {
-          __builtin_prefetch(&lambda[std::size_t(k)], 1);  // the kernel's own data, with the operator's
-          const char* st = reinterpret_cast<const char*>(&step[std::size_t(k)]);
-          __builtin_prefetch(st);  // 80 bytes: the two lines they may span
-          __builtin_prefetch(st + 79);
-        });
-    }
-    return detail::ordered_sweep(op, order, op.size(), kernel);
-  }
-};
-
 // What a solve reports of its returned impulses, from one pass over the contacts on the team
 // (each v = A lambda + b from the operator's current w): each contact's share of Theta (seed 001
 // eq. 22-23) and of the FCLib merit (merit.h), and whether a row is unresolved: a row the sweeps
@@ -198,14 +167,14 @@ double current_theta(Op& op, const std::vector<Vec4>& lambda, std::vector<Vec4>&
   return pgs_detail::theta(std::as_const(op), lambda, v);
 }
 
-// pgs()'s work arrays, kept per thread between solves
+// PgsSolve's work arrays, kept per thread between solves
 struct PgsScratch {
   std::vector<RowStep> step;
   std::vector<Vec4> velocity;
   FinalTerms final;
 };
 
-// Where pgs() sweeps, as plan_sweep chose: in its ordering (`point`: the contact positions for
+// Where PgsSolve sweeps, as plan_sweep chose: in its ordering (`point`: the contact positions for
 // "cp", null where there are none, assembled problems), colour by colour on a team started by the
 // caller before it coloured the contacts, or in windows of the sweep reach.
 struct PgsSchedule {
@@ -239,13 +208,11 @@ class PgsSolve {
   PgsSolve(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std::vector<double>& joint_lambda,
            const PgsSchedule& schedule)
       : op_(op), opt_(opt), lambda_(lambda), joint_lambda_(joint_lambda), schedule_(schedule), nc_(op.size()),
-        nj_(op.joint_rows()), team_(schedule.coloring && schedule.team ? *schedule.team : own_team_),
-        sweeps_{op, lambda, kept_->step, nullptr, schedule.coloring, team_} {
+        nj_(op.joint_rows()), team_(schedule.coloring && schedule.team ? *schedule.team : own_team_) {
     if (!(opt.pgs.sor > 0.0 && opt.pgs.sor < 2.0))  // RowStep's h > 0 stands for A_rr > 0
       throw std::invalid_argument("pgs: the relaxation factor sor must lie in (0, 2)");
     detail::start_impulses(opt, nc_, nj_, lambda, joint_lambda);
-    // (the thread's scratch, thread_scratch.h: every entry is written before it is read)
-    std::vector<RowStep>& step = kept_->step;
+    std::vector<RowStep>& step = step_;
     step.resize(std::size_t(nc_));
     // a warm start must itself lie in the box before it is used; the row steps in the same pass as
     // the first reset
@@ -254,7 +221,6 @@ class PgsSolve {
       detail::row_steps(op, opt.pgs.sor, step, k, k + 1);
     });
     order_ = pgs_order(op, opt.pgs, lambda, schedule.point, schedule.coloring != nullptr);
-    sweeps_.order = schedule.coloring ? nullptr : order_.data();
   }
 
   SolverStats run() {
@@ -280,14 +246,33 @@ class PgsSolve {
   }
   JointSweep joints() { return op_.template sweep_joints<true>(joint_lambda_, joint_lambda_, 1.0); }
 
+  // PGS's sweep (seed 001 algorithm lines 2-8 with line 2b's permutation): the kernel
+  // (pgs_kernel.h) over rows First..Last of every contact, by the solve's schedule (sweep.h): in
+  // the ordering, or colour by colour on the team where there is a colouring. With Track (GSP),
+  // each set's share of Theta into theta_.
+  template <int First, int Last, bool Track = false>
+  SweepMax sweep() {
+    const auto kernel = [&](int k, SweepMax& m) { pgs_contact<First, Last, Track>(op_, lambda_, step_, k, m, theta_); };
+    if constexpr (!Track) {  // GSP has no colouring (plan_sweep)
+      if (schedule_.coloring)
+        return detail::colored_sweep(team_, *schedule_.coloring, op_, member_max_, kernel, [&](int k) {
+          __builtin_prefetch(&lambda_[std::size_t(k)], 1);  // the kernel's own data, with the operator's
+          const char* st = reinterpret_cast<const char*>(&step_[std::size_t(k)]);
+          __builtin_prefetch(st);  // 80 bytes: the two lines they may span
+          __builtin_prefetch(st + 79);
+        });
+    }
+    return detail::ordered_sweep(op_, order_.data(), nc_, kernel);
+  }
+
   // GSP: one set's rows a sweep, the set with the larger share of Theta next (the file's top)
   void gsp_iterations() {
     int set = 0;                      // 0: normal rows, 1: friction rows
     int previous = -1;                // the set of the previous sweep if it met the stopping test
     double set_max_lambda[2] = {0.0, 0.0};
     for (int it = 0; it < opt_.max_iterations; ++it) {
-      sweeps_.theta = {};
-      const SweepMax s = set == 0 ? sweeps_.template run<0, 0, true>() : sweeps_.template run<1, 3, true>();
+      theta_ = {};
+      const SweepMax s = set == 0 ? sweep<0, 0, true>() : sweep<1, 3, true>();
       const JointSweep j = joints();  // joints join every set sweep
       stats_.iterations = it + 1;
       set_max_lambda[set] = s.lambda;  // the other set is unchanged since its last sweep
@@ -297,8 +282,8 @@ class PgsSolve {
         return;
       }
       record(it);
-      const double own = set == 0 ? sweeps_.theta.normal : sweeps_.theta.friction;
-      const double other = set == 0 ? sweeps_.theta.friction : sweeps_.theta.normal;
+      const double own = set == 0 ? theta_.normal : theta_.friction;
+      const double other = set == 0 ? theta_.friction : theta_.normal;
       previous = met ? set : -1;
       if (met || !(own > other)) set = 1 - set;  // greedy: the set with the larger error next
     }
@@ -311,7 +296,7 @@ class PgsSolve {
     if constexpr (std::is_same_v<Op, MatrixFreeOperator>) {  // the only operator with bodies
       Op& op = op_;
       std::vector<Vec4>& lambda = lambda_;
-      const std::vector<RowStep>& step = kept_->step;
+      const std::vector<RowStep>& step = step_;
       FinalTerms& final = kept_->final;
       prepare_final_terms(final, std::size_t(nc_), 1, merit_wanted_);
       std::vector<Vec4> l0;
@@ -328,7 +313,7 @@ class PgsSolve {
           },
           [&](int begin, int end, SweepMax& m) {
             m.merge(detail::ordered_sweep(op, order_.data() + begin, end - begin, [&](int k, SweepMax& r) {
-              pgs_contact<0, 3, false>(op, lambda, step, k, r, sweeps_.theta);
+              pgs_contact<0, 3, false>(op, lambda, step, k, r, theta_);
             }));
           },
           [&](const SweepMax& m) { return detail::small_step(m, opt_.abs_tol, opt_.rel_tol); },
@@ -343,8 +328,8 @@ class PgsSolve {
   // (eq. 20), then their friction rows (eq. 21); the joints after the contacts
   void iterations() {
     for (int it = 0; it < opt_.max_iterations && nc_ + nj_ > 0; ++it) {
-      SweepMax s = opt_.pgs.ordering == PgsOrdering::Esp ? sweeps_.template run<0, 0>() : sweeps_.template run<0, 3>();
-      if (opt_.pgs.ordering == PgsOrdering::Esp) s.merge(sweeps_.template run<1, 3>());
+      SweepMax s = opt_.pgs.ordering == PgsOrdering::Esp ? sweep<0, 0>() : sweep<0, 3>();
+      if (opt_.pgs.ordering == PgsOrdering::Esp) s.merge(sweep<1, 3>());
       const JointSweep j = joints();
       stats_.iterations = it + 1;
       if (stop(small(std::max(s.delta, j.max_delta), std::max(s.lambda, j.max_lambda)))) {
@@ -396,24 +381,20 @@ class PgsSolve {
   const bool merit_wanted_ = opt_.evaluate_merit || opt_.merit_tol > 0.0;  // merit_tol's test reads it
   detail::SweepTeam own_team_{1};
   detail::SweepTeam& team_;
-  detail::ThreadScratch<PgsScratch> kept_;  // pgs()'s work arrays, kept per thread
-  Sweeps<Op> sweeps_;
-  std::vector<int> order_;
+  detail::ThreadScratch<PgsScratch> kept_;  // the work arrays (every entry is written before it is read)
+  std::vector<RowStep>& step_ = kept_->step;
+  std::vector<detail::Padded<SweepMax>> member_max_;  // a coloured sweep's
+  ThetaShares theta_;
+  std::vector<int> order_;  // the permutation Pi (empty for a coloured sweep)
   SolverStats stats_;
   bool closed_ = false;  // the final terms came with the sweeps (the windowed loop's closing stage)
 };
-
-template <class Op>
-SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std::vector<double>& joint_lambda,
-                const PgsSchedule& schedule = {}) {
-  return PgsSolve<Op>(op, opt, lambda, joint_lambda, schedule).run();
-}
 
 // A frictionless problem (every mu zero, no joints: post-stabilisation's gap problem, seed 000
 // eq. 49-50) solves only its normal rows, so a sweep needs of each contact only row 0 of J and
 // column 0 of M^-1 J^T. The matrix-free operator would stream the whole ContactRows (304 bytes),
 // A_kk and the 4-vectors for it; packed normal rows (contact_problem.h NormalRow) are 160 bytes.
-// The arithmetic is pgs()'s for row 0, term for term (the
+// The arithmetic is PgsSolve's for row 0, term for term (the
 // other rows' terms are exact zeros), so the impulses are the same, where the problem keeps its
 // I^-1 A^T (ContactProblem::angular; a larger one's general path applies I^-1 (A^T l), rounded
 // differently from this path's (I^-1 A^T) l); what this path leaves out it does not support:
@@ -426,10 +407,6 @@ bool frictionless(const ContactProblem& p, const SolverOptions& opt) {
     if (solved_rows(mu) != 1) return false;
   return true;
 }
-
-}  // namespace
-
-namespace {
 
 // The sweep reach of p's contacts in their order: a side moves where its body has an inverse
 // mass (the operator writes no other: MatrixFreeOperator::applied)
@@ -454,13 +431,13 @@ SolverStats solve_pgs(const ContactProblem& p, const SolverOptions& opt, Contact
   const SweepPlan plan = plan_sweep({SweepKernel::Pgs, p.num_contacts(), p.joints.rows()}, opt);
   if (plan.schedule == SweepSchedule::Colored) {
     stats = detail::colored_solve(p, opt.threads, [&](const ContactColoring& c, detail::SweepTeam& team) {
-      return pgs(op, opt, sol.lambda, sol.joint_lambda, {&p.point, &c, &team});
+      return PgsSolve(op, opt, sol.lambda, sol.joint_lambda, {&p.point, &c, &team}).run();
     });
   } else if (plan.schedule == SweepSchedule::Windowed) {
     const std::vector<int> reach = velocity_reach(p);
-    stats = pgs(op, opt, sol.lambda, sol.joint_lambda, {&p.point, nullptr, nullptr, &reach});
+    stats = PgsSolve(op, opt, sol.lambda, sol.joint_lambda, {&p.point, nullptr, nullptr, &reach}).run();
   } else {
-    stats = pgs(op, opt, sol.lambda, sol.joint_lambda, {&p.point});
+    stats = PgsSolve(op, opt, sol.lambda, sol.joint_lambda, {&p.point}).run();
   }
   op.copy_response(sol.response);  // current: pgs reset it after any final projection
   return stats;
@@ -470,7 +447,7 @@ SolverStats solve_pgs(const ContactProblem& p, const SolverOptions& opt, Contact
 SolverStats solve_pgs_assembled(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   AssembledOperator op(p);
   sol.response.clear();  // an assembled problem has no bodies
-  return pgs(op, opt, sol.lambda, sol.joint_lambda);
+  return PgsSolve(op, opt, sol.lambda, sol.joint_lambda, {}).run();
 }
 
 }  // namespace coulomb

@@ -283,7 +283,7 @@ Vec4 feasible(const Vec4& l, const Vec3& mu) {
   return out;
 }
 
-// prox()'s work arrays, kept per thread between solves (thread_scratch.h: every entry is written
+// ProxSolve's work arrays, kept per thread between solves (thread_scratch.h: every entry is written
 // before it is read). The r-factors' hot and cold halves are separate arrays, so that a sweep
 // streams 80 bytes of r-factors per contact and touches the metric only for a sliding contact or
 // a full R0.
@@ -306,7 +306,7 @@ double global_r_factor(const Op& op, const ProxOptions& opt) {
   return a_max > 0.0 ? 1.0 / a_max : 1.0;
 }
 
-// How prox() sweeps: Gauss-Seidel (algorithm 2) in order, or colour by colour on a team started
+// How ProxSolve sweeps: Gauss-Seidel (algorithm 2) in order, or colour by colour on a team started
 // by the caller before it coloured the contacts; or Jacobi (algorithm 1).
 struct ProxSchedule {
   bool gauss_seidel = true;
@@ -506,12 +506,6 @@ class ProxSolve {
   SolverStats stats_;
 };
 
-template <class Op>
-SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std::vector<double>& joint_lambda,
-                 const ProxSchedule& schedule) {
-  return ProxSolve<Op>(op, opt, lambda, joint_lambda, schedule).run();
-}
-
 }  // namespace
 
 SolverStats solve_prox_gs(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
@@ -519,27 +513,27 @@ SolverStats solve_prox_gs(const ContactProblem& p, const SolverOptions& opt, Con
   const SolverStats stats =
       opt.graph_coloring ? detail::colored_solve(p, opt.threads,
                                                  [&](const ContactColoring& c, detail::SweepTeam& team) {
-                                                   return prox(op, opt, sol.lambda, sol.joint_lambda, {true, &c, &team});
+                                                   return ProxSolve(op, opt, sol.lambda, sol.joint_lambda, {true, &c, &team}).run();
                                                  })
-                         : prox(op, opt, sol.lambda, sol.joint_lambda, {true});
+                         : ProxSolve(op, opt, sol.lambda, sol.joint_lambda, {true}).run();
   op.copy_response(sol.response);  // current on exit (ProxSolve::run)
   return stats;
 }
 SolverStats solve_prox_gs_assembled(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   AssembledOperator op(p);
   sol.response.clear();  // an assembled problem has no bodies
-  return prox(op, opt, sol.lambda, sol.joint_lambda, {true});
+  return ProxSolve(op, opt, sol.lambda, sol.joint_lambda, {true}).run();
 }
 SolverStats solve_prox_jacobi(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   MatrixFreeOperator op(p, &sol.joint_lambda);
-  const SolverStats stats = prox(op, opt, sol.lambda, sol.joint_lambda, {false});
+  const SolverStats stats = ProxSolve(op, opt, sol.lambda, sol.joint_lambda, {false}).run();
   op.copy_response(sol.response);
   return stats;
 }
 SolverStats solve_prox_jacobi_assembled(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   AssembledOperator op(p);
   sol.response.clear();
-  return prox(op, opt, sol.lambda, sol.joint_lambda, {false});
+  return ProxSolve(op, opt, sol.lambda, sol.joint_lambda, {false}).run();
 }
 
 }  // namespace coulomb
