@@ -411,6 +411,121 @@ void mesh_plane(const ShapeLibrary&, const Placed& a, const Placed& b, double en
   reduce_mesh_contacts(out, start, 1e-6 * (m.hi - m.lo).norm());
 }
 
+namespace {
+
+// mesh_mesh's two meshes and their world triangles, computed on first use (a triangle meets
+// several of the other's; the slots are the thread's scratch, marked fresh by the call's stamp).
+// A triangle pair deeper than max_depth is two bodies passing through each other, not a contact.
+struct MeshMeshPair {
+  const TriMesh &ma, &mb;
+  const Placed &a, &b;
+  double env, scale, max_depth;
+  MeshScratch& scratch;
+  std::uint64_t stamp;
+
+  const WorldTriangle& world(std::vector<WorldTriangle>& w, const TriMesh& m, int t, const Pose& pose) const {
+    WorldTriangle& p = w[std::size_t(t)];
+    if (p.stamp != stamp) p.set(m, t, pose), p.stamp = stamp;
+    return p;
+  }
+  const Vec3& normal_a(int i) const { return scratch.world_a[std::size_t(i)].faces[0]; }
+  const Vec3& normal_b(int j) const { return scratch.world_b[std::size_t(j)].faces[0]; }
+  double rank(double depth) const { return depth > max_depth ? -depth : depth + max_depth; }
+  // the one-sided rule on both triangles: whether pair (i, j)'s own axis stands
+  bool axis_kept(int i, int j, const Penetration& pen) const {
+    return keeps_axis(ma, i, a.pose, pen.n, normal_a(i)) && keeps_axis(mb, j, b.pose, -pen.n, normal_b(j));
+  }
+  // whether triangles i and j face each other (step 2's face normals apply only then)
+  bool facing(int i, int j) const { return -normal_a(i).dot(normal_b(j)) >= 0.0; }
+  bool deeper(const TrianglePair& x, const TrianglePair& y) const {
+    const double rx = rank(x.pen.depth), ry = rank(y.pen.depth);
+    return rx > ry || (rx == ry && x.order < y.order);
+  }
+
+  // 1. The separating-axis test of the triangle pairs whose boxes meet, and the deepest
+  // kMaxTrianglePairs of them into scratch.kept (deeper than max_depth ranked last). The boxes'
+  // overlap bounds a pair's depth from above, so once kMaxTrianglePairs are kept, a pair whose
+  // boxes overlap less than the shallowest of them (a min-heap) cannot rank among them and skips
+  // the test, and a test stops on the first axis that shows it cannot. The pairs with the largest
+  // bounds go first, so that the heap fills with deep pairs early. The kept set is the deepest
+  // kMaxTrianglePairs, ties by walk order, up to one slack: a chosen edge axis may carry the face
+  // preference (features.h), up to kFacePreference x size deeper than the boxes' bound, so a pair
+  // the bound skips could have ranked. The order of the tests is fixed, so the result is
+  // deterministic, and nearly the same points as without the nth_element, which saves about a
+  // fifth of the time.
+  void deepest_pairs(const std::vector<std::pair<int, int>>& pairs) {
+    std::vector<TriangleCandidate>& candidates = scratch.candidates;
+    candidates.clear();
+    for (std::size_t e = 0; e < pairs.size(); ++e) {
+      const auto [i, j] = pairs[e];
+      const WorldTriangle &wa = world(scratch.world_a, ma, i, a.pose), &wb = world(scratch.world_b, mb, j, b.pose);
+      // leaves hold several triangles: cull the pair by the triangles' own boxes first
+      double box_overlap = std::numeric_limits<double>::infinity();
+      for (int k = 0; k < 3; ++k) box_overlap = std::min(std::min(box_overlap, wa.hi[k] - wb.lo[k]), wb.hi[k] - wa.lo[k]);
+      if (keep(box_overlap, env)) candidates.push_back({e, std::min(box_overlap, max_depth) + max_depth});
+    }
+    const std::size_t cap = std::size_t(kMaxTrianglePairs);
+    if (candidates.size() > cap)
+      std::nth_element(candidates.begin(), candidates.begin() + std::ptrdiff_t(cap), candidates.end(),
+                       [](const TriangleCandidate& x, const TriangleCandidate& y) { return x.bound > y.bound; });
+    std::vector<TrianglePair>& kept = scratch.kept;  // a heap, the shallowest on top, once full
+    kept.clear();
+    const auto heap_order = [this](const TrianglePair& x, const TrianglePair& y) { return deeper(x, y); };
+    for (const auto& [e, bound] : candidates) {
+      const double floor = kept.size() == cap ? rank(kept.front().pen.depth) : -std::numeric_limits<double>::infinity();
+      if (bound < floor) continue;
+      const auto [i, j] = pairs[e];
+      const Penetration pen = polytope_sat(scratch.world_a[std::size_t(i)].view(), scratch.world_b[std::size_t(j)].view(), scale,
+                                           env, floor, max_depth);
+      if (!keep(pen.depth, env)) continue;
+      // a pair to which step 2 gives no point takes no place: its axis is not kept and the
+      // triangles face the same way (two flush sides of stacked blocks, 1e-4 m apart, would take
+      // all 32 places from the faces between them; MeshContact test, crossed blocks)
+      if (!facing(i, j) && !axis_kept(i, j, pen)) continue;
+      const TrianglePair p{i, j, e, pen};
+      if (kept.size() < cap) {
+        kept.push_back(p);
+        if (kept.size() == cap) std::make_heap(kept.begin(), kept.end(), heap_order);
+      } else if (deeper(p, kept.front())) {
+        std::pop_heap(kept.begin(), kept.end(), heap_order);
+        kept.back() = p;
+        std::push_heap(kept.begin(), kept.end(), heap_order);
+      }
+    }
+  }
+
+  // 2. The kept pairs' contact points, in the tree walk's order
+  void contacts(std::vector<ContactPoint>& out) {
+    std::vector<TrianglePair>& kept = scratch.kept;
+    std::sort(kept.begin(), kept.end(), [](const TrianglePair& x, const TrianglePair& y) { return x.order < y.order; });
+    for (const auto& [i, j, order, pen] : kept) {
+      const Vec3 &na = normal_a(i), &nb = normal_b(j);
+      const Placed pa{-1, scratch.tri_a.set(ma, i), a.pose}, pb{-1, scratch.tri_b.set(mb, j), b.pose};
+      const std::size_t first = out.size();
+      if (axis_kept(i, j, pen)) {
+        if (pen.depth > max_depth) continue;
+        convex_manifold(pa, pb, pen, env, out);
+      } else if (facing(i, j)) {
+        // one of the two face normals instead (the triangles face each other), whichever needs
+        // the smaller push: the other triangle clipped to that face's prism
+        if (overlap_along(pa, pb, na) <= overlap_along(pa, pb, -nb)) {
+          face_contact(front_face(ma, i, a.pose), support_feature(pb, -na, kFeatureCos), env, out);
+          cap_depth(out, first, pen.depth);
+        } else {
+          face_contact(front_face(mb, j, b.pose), support_feature(pa, nb, kFeatureCos), env, out);
+          cap_depth(out, first, pen.depth);
+          flip(out, first);
+        }
+      }
+      const auto too_deep = [&](const ContactPoint& p) { return p.depth > max_depth; };
+      out.erase(std::remove_if(out.begin() + std::ptrdiff_t(first), out.end(), too_deep), out.end());
+      for (std::size_t k = first; k < out.size(); ++k) out[k].feature_a = i, out[k].feature_b = j;
+    }
+  }
+};
+
+}  // namespace
+
 void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
   if (!a.shape.mesh || !b.shape.mesh) return;
   const TriMesh &ma = *a.shape.mesh, &mb = *b.shape.mesh;
@@ -422,106 +537,12 @@ void mesh_mesh(const ShapeLibrary&, const Placed& a, const Placed& b, double env
 
   const double size_a = 0.5 * (ma.hi - ma.lo).norm(), size_b = 0.5 * (mb.hi - mb.lo).norm();
   const double scale = std::max(size_a + size_b, 1e-9);
-  // a triangle pair deeper than this is two bodies passing through each other, not a contact
-  const double max_depth = 0.25 * std::min(size_a, size_b);
+  if (scratch.world_a.size() < ma.triangles.size()) scratch.world_a.resize(ma.triangles.size());
+  if (scratch.world_b.size() < mb.triangles.size()) scratch.world_b.resize(mb.triangles.size());
+  MeshMeshPair m{ma, mb, a, b, env, scale, 0.25 * std::min(size_a, size_b), scratch, ++scratch.stamp};
   const std::size_t start = out.size();
-  TriangleShape &tri_a = scratch.tri_a, &tri_b = scratch.tri_b;
-  // world triangles, computed on first use (a triangle meets several of the other's); the
-  // slots are the thread's scratch, marked fresh by the call's stamp
-  const std::uint64_t stamp = ++scratch.stamp;
-  std::vector<WorldTriangle>& world_a = scratch.world_a;
-  std::vector<WorldTriangle>& world_b = scratch.world_b;
-  if (world_a.size() < ma.triangles.size()) world_a.resize(ma.triangles.size());
-  if (world_b.size() < mb.triangles.size()) world_b.resize(mb.triangles.size());
-  const auto world = [stamp](std::vector<WorldTriangle>& w, const TriMesh& m, int t, const Pose& pose) -> const WorldTriangle& {
-    WorldTriangle& p = w[std::size_t(t)];
-    if (p.stamp != stamp) p.set(m, t, pose), p.stamp = stamp;
-    return p;
-  };
-  // 1. the separating-axis test of the triangle pairs whose boxes meet, and the deepest
-  // kMaxTrianglePairs of them (deeper than max_depth ranked last). The boxes' overlap bounds a
-  // pair's depth from above, so once kMaxTrianglePairs are kept, a pair whose boxes overlap less
-  // than the shallowest of them (a min-heap) cannot rank among them and skips the test, and a
-  // test stops on the first axis that shows it cannot. The pairs with the largest bounds go
-  // first, so that the heap fills with deep pairs early. The kept set is the deepest
-  // kMaxTrianglePairs, ties by walk order, up to one slack: a chosen edge axis may carry the face
-  // preference (features.h), up to kFacePreference x size deeper than the boxes' bound, so a
-  // pair the bound skips could have ranked. The order of the tests is fixed, so the result is
-  // deterministic, and nearly the same points as without the nth_element, which saves about a
-  // fifth of the time.
-  const auto rank = [max_depth](double depth) { return depth > max_depth ? -depth : depth + max_depth; };
-  // the one-sided rule on both triangles: whether pair (i, j)'s own axis stands
-  const auto axis_kept = [&](int i, int j, const Penetration& pen) {
-    return keeps_axis(ma, i, a.pose, pen.n, world_a[std::size_t(i)].faces[0]) &&
-           keeps_axis(mb, j, b.pose, -pen.n, world_b[std::size_t(j)].faces[0]);
-  };
-  // whether triangles i and j face each other (step 2's face normals apply only then)
-  const auto facing = [&](int i, int j) { return -world_a[std::size_t(i)].faces[0].dot(world_b[std::size_t(j)].faces[0]) >= 0.0; };
-  const auto deeper = [&](const TrianglePair& x, const TrianglePair& y) {
-    const double rx = rank(x.pen.depth), ry = rank(y.pen.depth);
-    return rx > ry || (rx == ry && x.order < y.order);
-  };
-  std::vector<TriangleCandidate>& candidates = scratch.candidates;
-  candidates.clear();
-  for (std::size_t e = 0; e < pairs.size(); ++e) {
-    const auto [i, j] = pairs[e];
-    const WorldTriangle &wa = world(world_a, ma, i, a.pose), &wb = world(world_b, mb, j, b.pose);
-    // leaves hold several triangles: cull the pair by the triangles' own boxes first
-    double box_overlap = std::numeric_limits<double>::infinity();
-    for (int k = 0; k < 3; ++k) box_overlap = std::min(std::min(box_overlap, wa.hi[k] - wb.lo[k]), wb.hi[k] - wa.lo[k]);
-    if (keep(box_overlap, env)) candidates.push_back({e, std::min(box_overlap, max_depth) + max_depth});
-  }
-  const std::size_t cap = std::size_t(kMaxTrianglePairs);
-  if (candidates.size() > cap)
-    std::nth_element(candidates.begin(), candidates.begin() + std::ptrdiff_t(cap), candidates.end(),
-                     [](const TriangleCandidate& x, const TriangleCandidate& y) { return x.bound > y.bound; });
-  std::vector<TrianglePair>& kept = scratch.kept;  // a heap, the shallowest on top, once full
-  kept.clear();
-  for (const auto& [e, bound] : candidates) {
-    const double floor = kept.size() == cap ? rank(kept.front().pen.depth) : -std::numeric_limits<double>::infinity();
-    if (bound < floor) continue;
-    const auto [i, j] = pairs[e];
-    const Penetration pen = polytope_sat(world_a[std::size_t(i)].view(), world_b[std::size_t(j)].view(), scale, env, floor, max_depth);
-    if (!keep(pen.depth, env)) continue;
-    // a pair to which step 2 gives no point takes no place: its axis is not kept and the
-    // triangles face the same way (two flush sides of stacked blocks, 1e-4 m apart, would take
-    // all 32 places from the faces between them; MeshContact test, crossed blocks)
-    if (!facing(i, j) && !axis_kept(i, j, pen)) continue;
-    const TrianglePair p{i, j, e, pen};
-    if (kept.size() < cap) {
-      kept.push_back(p);
-      if (kept.size() == cap) std::make_heap(kept.begin(), kept.end(), deeper);
-    } else if (deeper(p, kept.front())) {
-      std::pop_heap(kept.begin(), kept.end(), deeper);
-      kept.back() = p;
-      std::push_heap(kept.begin(), kept.end(), deeper);
-    }
-  }
-  // 2. their contact points, in the tree walk's order
-  std::sort(kept.begin(), kept.end(), [](const TrianglePair& x, const TrianglePair& y) { return x.order < y.order; });
-  for (const auto& [i, j, order, pen] : kept) {
-    const Vec3 &na = world_a[std::size_t(i)].faces[0], &nb = world_b[std::size_t(j)].faces[0];
-    const Placed pa{-1, tri_a.set(ma, i), a.pose}, pb{-1, tri_b.set(mb, j), b.pose};
-    const std::size_t first = out.size();
-    if (axis_kept(i, j, pen)) {
-      if (pen.depth > max_depth) continue;
-      convex_manifold(pa, pb, pen, env, out);
-    } else if (facing(i, j)) {
-      // one of the two face normals instead (the triangles face each other), whichever needs
-      // the smaller push: the other triangle clipped to that face's prism
-      if (overlap_along(pa, pb, na) <= overlap_along(pa, pb, -nb)) {
-        face_contact(front_face(ma, i, a.pose), support_feature(pb, -na, kFeatureCos), env, out);
-        cap_depth(out, first, pen.depth);
-      } else {
-        face_contact(front_face(mb, j, b.pose), support_feature(pa, nb, kFeatureCos), env, out);
-        cap_depth(out, first, pen.depth);
-        flip(out, first);
-      }
-    }
-    const auto too_deep = [&](const ContactPoint& p) { return p.depth > max_depth; };
-    out.erase(std::remove_if(out.begin() + std::ptrdiff_t(first), out.end(), too_deep), out.end());
-    for (std::size_t k = first; k < out.size(); ++k) out[k].feature_a = i, out[k].feature_b = j;
-  }
+  m.deepest_pairs(pairs);
+  m.contacts(out);
   reduce_mesh_contacts(out, start, 1e-6 * scale);
 }
 

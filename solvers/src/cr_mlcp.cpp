@@ -385,7 +385,7 @@ void CrMlcp::store(const Vec& y) {
 }
 
 SolverStats CrMlcp::run() {
-  const auto t0 = Clock::now();
+  const Stopwatch watch;
   SolverStats st;
   st.converged = false;
   setup();
@@ -493,7 +493,7 @@ SolverStats CrMlcp::run() {
   st.residual = r_.norm() / dnorm_;
   st.merit = contact_merit(y_);
   st.linear_iterations = relinearizations_;
-  st.time_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  st.time_ms = watch.ms();
   return st;
 }
 

@@ -7,14 +7,13 @@
 #include <coulomb/integrators.h>
 #include <coulomb/merit.h>
 #include <coulomb/solver.h>
+#include <coulomb/timer.h>
 
-#include <chrono>
 #include <cstdint>
 #include <vector>
 
 namespace coulomb::cr_mlcp_detail {
 
-using Clock = std::chrono::steady_clock;
 using Vec = Eigen::VectorXd;
 using Vec2 = Eigen::Vector2d;
 

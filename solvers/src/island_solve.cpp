@@ -1,13 +1,15 @@
 // Island split, parallel solve and scatter. The split copies per-contact blocks (a few hundred
 // bytes per contact), which is small beside the sweeps of any solver over the same contacts.
+#include "normal_pgs.h"
+
 #include <coulomb/island_solve.h>
 #include <coulomb/merit.h>
 #include <coulomb/sweep_plan.h>
+#include <coulomb/timer.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <limits>
 
@@ -52,90 +54,113 @@ void extract_island_problem(const ContactProblem& global, const Islands& islands
   out.joints.finalize(out.inv_mass, out.inv_inertia);
 }
 
+namespace {
+
+// One solve_islands call: the problem, its islands and their plan, and each island's stats and
+// whether its solver kept the response of its bodies
+struct IslandRun {
+  SolveFn solve;
+  const ContactProblem& problem;
+  const Islands& islands;
+  const SolverOptions& opt;
+  ContactSolution& solution;
+  IslandScratch* scratch;
+  const IslandPlan& plan;
+  std::vector<SolverStats> stats = std::vector<SolverStats>(std::size_t(islands.count()));
+  std::vector<std::uint8_t> kept_response = std::vector<std::uint8_t>(std::size_t(islands.count()), 1);
+
+  // island i's joint rows in global order, each joint's rows together: f(local row, global row)
+  template <class F>
+  void for_joint_rows(std::size_t i, F&& f) const {
+    int local_row = 0;
+    for (int e = islands.joint_start[i]; e < islands.joint_start[i + 1]; ++e) {
+      const int j = islands.joints[std::size_t(e)];
+      for (int r = problem.joints.row_start[std::size_t(j)]; r < problem.joints.row_start[std::size_t(j) + 1]; ++r)
+        f(std::size_t(local_row++), std::size_t(r));
+    }
+  }
+
+  // island isl's sub-problem (the plan's kept one where there is a scratch, else a fresh one) and
+  // its warm start, its solve, and the scatter of its impulses and its bodies' responses
+  void solve_island(int isl) {
+    const auto i = std::size_t(isl);
+    const int slot = scratch ? plan.kept[i] : -1;
+    ContactProblem fresh;
+    ContactSolution fresh_part;
+    ContactProblem& sub = slot < 0 ? fresh : scratch->problems[std::size_t(slot)];
+    ContactSolution& part = slot < 0 ? fresh_part : scratch->parts[std::size_t(slot)];
+    extract_island_problem(problem, islands, isl, sub);
+    const int* contacts = islands.contacts.data() + islands.contact_start[i];
+    part.lambda.resize(std::size_t(sub.num_contacts()));
+    for (std::size_t k = 0; k < part.lambda.size(); ++k) part.lambda[k] = solution.lambda[std::size_t(contacts[k])];
+    const bool joints = !solution.joint_lambda.empty();
+    part.joint_lambda.resize(joints ? std::size_t(sub.joints.rows()) : 0);  // a kept part may hold an earlier call's
+    if (joints) for_joint_rows(i, [&](std::size_t l, std::size_t g) { part.joint_lambda[l] = solution.joint_lambda[g]; });
+    SolverOptions o = opt;
+    if (isl != plan.threads_island) o.threads = 1;
+    part.response.clear();  // a kept part may hold an earlier call's
+    stats[i] = solve(sub, o, part);
+    // islands own disjoint contacts: the scatter writes never collide
+    for (std::size_t k = 0; k < part.lambda.size(); ++k) solution.lambda[std::size_t(contacts[k])] = part.lambda[k];
+    if (joints) for_joint_rows(i, [&](std::size_t l, std::size_t g) { solution.joint_lambda[g] = part.joint_lambda[l]; });
+    // the responses of the island's own bodies (the fixed ones it lists are shared with other
+    // islands, and move with no impulse: their entries stay zero)
+    if (part.response.size() != std::size_t(sub.num_bodies())) {
+      kept_response[i] = 0;
+      return;
+    }
+    for (int e = islands.body_start[i]; e < islands.body_start[i + 1]; ++e) {
+      const auto body = std::size_t(islands.bodies[std::size_t(e)]);
+      if (islands.body_island[body] == isl) solution.response[body] = part.response[std::size_t(e - islands.body_start[i])];
+    }
+  }
+};
+
+}  // namespace
+
 SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Islands& islands,
                           const SolverOptions& opt, ContactSolution& solution, IslandScratch* scratch) {
-  const int ni = islands.count(), nc = problem.num_contacts();
   // one island, or one with nearly every contact (sweep_plan.h, whole_island): the problem is
   // solved as it is, the small islands along with the large one
-  const IslandPlan plan = plan_islands(islands, nc, opt.threads);
+  const IslandPlan plan = plan_islands(islands, problem.num_contacts(), opt.threads);
   if (plan.whole) return solve(problem, opt, solution);
 
-  const auto t0 = std::chrono::steady_clock::now();
+  const Stopwatch watch;
   // the large islands (kept_island) get a kept sub-problem each; the others a fresh one
-  std::vector<int> slot(static_cast<std::size_t>(ni), -1);
   if (scratch) {
-    slot = plan.kept;
-    const auto used = std::size_t(std::count_if(slot.begin(), slot.end(), [](int s) { return s >= 0; }));
+    const auto used = std::size_t(std::count_if(plan.kept.begin(), plan.kept.end(), [](int s) { return s >= 0; }));
     if (scratch->problems.size() < used) {
       scratch->problems.resize(used);
       scratch->parts.resize(used);
     }
   }
-  std::vector<SolverStats> stats(static_cast<std::size_t>(ni));
   // the whole problem's response from the islands' (ContactSolution::response), where every
   // island's solver kept one; bodies in no island get none (zero)
   solution.response.assign(std::size_t(problem.num_bodies()), Vec6::Zero());
-  std::vector<std::uint8_t> kept_response(static_cast<std::size_t>(ni), 1);
+  IslandRun run{solve, problem, islands, opt, solution, scratch, plan};
   // The island of threads_island keeps every thread for its own solve. With graph colouring
   // (sweep_team.h) it runs in the calling thread after the others, so that its helpers find the
   // workers free: a worker of the parallel loop that took it could find no second thread for them.
   const int large = plan.threads_island;
   const bool large_last = large >= 0 && opt.graph_coloring;
-  const auto solve_island = [&](int isl) {
-    const auto i = std::size_t(isl);
-    ContactProblem fresh;
-    ContactSolution fresh_part;
-    ContactProblem& sub = slot[i] < 0 ? fresh : scratch->problems[std::size_t(slot[i])];
-    ContactSolution& part = slot[i] < 0 ? fresh_part : scratch->parts[std::size_t(slot[i])];
-    extract_island_problem(problem, islands, isl, sub);
-    part.lambda.resize(std::size_t(sub.num_contacts()));
-    const int first = islands.contact_start[i];
-    for (std::size_t k = 0; k < part.lambda.size(); ++k)
-      part.lambda[k] = solution.lambda[std::size_t(islands.contacts[std::size_t(first) + k])];
-    // joint rows: the island's joints in global order, each joint's rows together
-    const bool joints = !solution.joint_lambda.empty();
-    const auto for_joint_rows = [&](auto&& f) {
-      int local_row = 0;
-      for (int e = islands.joint_start[i]; e < islands.joint_start[i + 1]; ++e) {
-        const int j = islands.joints[std::size_t(e)];
-        for (int r = problem.joints.row_start[std::size_t(j)]; r < problem.joints.row_start[std::size_t(j) + 1]; ++r)
-          f(std::size_t(local_row++), std::size_t(r));
-      }
-    };
-    if (joints) {
-      part.joint_lambda.resize(std::size_t(sub.joints.rows()));
-      for_joint_rows([&](std::size_t l, std::size_t g) { part.joint_lambda[l] = solution.joint_lambda[g]; });
-    } else {
-      part.joint_lambda.clear();  // a kept part may hold an earlier call's
-    }
-    SolverOptions o = opt;
-    if (isl != large) o.threads = 1;
-    part.response.clear();  // a kept part may hold an earlier call's
-    stats[i] = solve(sub, o, part);
-    // islands own disjoint contacts: the scatter writes never collide
-    for (std::size_t k = 0; k < part.lambda.size(); ++k)
-      solution.lambda[std::size_t(islands.contacts[std::size_t(first) + k])] = part.lambda[k];
-    if (joints) for_joint_rows([&](std::size_t l, std::size_t g) { solution.joint_lambda[g] = part.joint_lambda[l]; });
-    // the responses of the island's own bodies (the fixed ones it lists are shared with other
-    // islands, and move with no impulse: their entries stay zero)
-    if (part.response.size() == std::size_t(sub.num_bodies())) {
-      for (int e = islands.body_start[i]; e < islands.body_start[i + 1]; ++e) {
-        const auto body = std::size_t(islands.bodies[std::size_t(e)]);
-        if (islands.body_island[body] == isl) solution.response[body] = part.response[std::size_t(e - islands.body_start[i])];
-      }
-    } else {
-      kept_response[i] = 0;
-    }
-  };
-  tbb::parallel_for(0, ni, [&](int isl) {
-    if (!large_last || isl != large) solve_island(isl);
+  tbb::parallel_for(0, islands.count(), [&](int isl) {
+    if (!large_last || isl != large) run.solve_island(isl);
   });
-  if (large_last) solve_island(large);
+  if (large_last) run.solve_island(large);
 
-  if (std::find(kept_response.begin(), kept_response.end(), 0) != kept_response.end()) solution.response.clear();
+  if (std::find(run.kept_response.begin(), run.kept_response.end(), 0) != run.kept_response.end()) solution.response.clear();
+  SolverStats all = detail::merge_island_stats(run.stats, opt.record_history);
+  all.merit = opt.evaluate_merit ? fclib_merit(problem, solution) : std::numeric_limits<double>::quiet_NaN();
+  all.time_ms = watch.ms();
+  return all;
+}
+
+namespace detail {
+
+SolverStats merge_island_stats(const std::vector<SolverStats>& stats, bool record_history) {
   SolverStats all;
   std::size_t longest = 0;
-  for (const SolverStats& s : stats) {
+  for (const SolverStats& s : stats) {  // in island order: the same sums on any thread count
     all.iterations = std::max(all.iterations, s.iterations);
     all.residual = std::max(all.residual, s.residual);
     all.converged = all.converged && s.converged;
@@ -144,15 +169,15 @@ SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Is
     all.contact_sweeps += s.contact_sweeps;
     longest = std::max(longest, s.history.size());
   }
-  if (opt.record_history) {
+  if (record_history) {
     all.history.assign(longest, 0.0);
     for (const SolverStats& s : stats)
       for (std::size_t it = 0; it < longest && !s.history.empty(); ++it)
         all.history[it] = std::max(all.history[it], s.history[std::min(it, s.history.size() - 1)]);
   }
-  all.merit = opt.evaluate_merit ? fclib_merit(problem, solution) : std::numeric_limits<double>::quiet_NaN();
-  all.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return all;
 }
+
+}  // namespace detail
 
 }  // namespace coulomb

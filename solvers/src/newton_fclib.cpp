@@ -34,13 +34,13 @@
 #include <coulomb/merit.h>
 #include <coulomb/ncp_contact.h>
 #include <coulomb/solver.h>
+#include <coulomb/timer.h>
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/OrderingMethods>
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseLU>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -409,8 +409,56 @@ constexpr double kStallRatio = 0.5;
 // RockPile_tob1: solvers/README.md, "Globalisation").
 constexpr double kStallRhoFactor = 0.5;
 
+// The damped step r + t dr (s.8.1) into trial, u_trial and R_trial; with line_search, t is halved
+// while ||phi|| does not decrease from ||phi(r)||^2 = theta
+void damped_step(const Local& L, const Formulation& f, const NewtonFclibOptions& o, const Vec& r, const Vec& dr, double theta,
+                 Vec& trial, Vec& u_trial, Residual& R_trial) {
+  const auto at = [&](double t) {
+    trial = r + t * dr;
+    u_trial = L.W * trial + L.q;
+    evaluate(L, f, trial, u_trial, R_trial);
+  };
+  double t = o.damping;
+  for (int halvings = 0;; ++halvings) {
+    at(t);
+    if (!o.line_search || R_trial.phi.squaredNorm() <= (1.0 - 2e-4 * t) * theta) return;
+    if (halvings == kMaxHalvings) return at(o.damping);  // no decrease along dr: the damped step anyway (non-monotone)
+    t *= 0.5;
+  }
+}
+
+// The projected phase from `best` (of merit best_merit): at most prox_sweeps sweeps, the merit
+// checked every kPhaseCheckEvery of them, until tol or kPhaseStallChecks checks without progress;
+// best and best_merit become the best iterate met. Returns the sweeps run.
+int projected_phase(ProjectedPhase& phase, const Local& L, const NewtonFclibOptions& o, double tol, Vec& best,
+                    double& best_merit) {
+  Vec x = best;
+  double check_ref = best_merit;
+  int checks_without_progress = 0, sweeps = 0;
+  for (int s = 1; s <= o.prox_sweeps; ++s) {
+    phase.sweep(x);
+    ++sweeps;
+    if (s % kPhaseCheckEvery != 0 && s != o.prox_sweeps) continue;
+    const Vec ux = L.W * x + L.q;
+    const double mx = merit_of(L, x, ux);
+    if (!std::isfinite(mx)) break;
+    if (mx < best_merit) {
+      best_merit = mx;
+      best = x;
+    }
+    if (best_merit <= tol) break;
+    if (best_merit <= kStallRatio * check_ref) {
+      check_ref = best_merit;
+      checks_without_progress = 0;
+    } else if (++checks_without_progress == kPhaseStallChecks) {
+      break;
+    }
+  }
+  return sweeps;
+}
+
 SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol, NcpFunction ncp) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const Stopwatch watch;
   const NewtonFclibOptions& o = opt.newton_fclib;
   SolverStats stats;
   stats.converged = false;
@@ -443,28 +491,7 @@ SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactS
   // the projected phase from the best iterate; Newton resumes from the best iterate after it
   auto project_then_resume = [&] {
     if (!phase) phase.emplace(L);
-    Vec x = best;
-    double check_ref = best_merit;
-    int checks_without_progress = 0;
-    for (int s = 1; s <= o.prox_sweeps; ++s) {
-      phase->sweep(x);
-      ++sweeps;
-      if (s % kPhaseCheckEvery != 0 && s != o.prox_sweeps) continue;
-      const Vec ux = L.W * x + L.q;
-      const double mx = merit_of(L, x, ux);
-      if (!std::isfinite(mx)) break;
-      if (mx < best_merit) {
-        best_merit = mx;
-        best = x;
-      }
-      if (best_merit <= tol) break;
-      if (best_merit <= kStallRatio * check_ref) {
-        check_ref = best_merit;
-        checks_without_progress = 0;
-      } else if (++checks_without_progress == kPhaseStallChecks) {
-        break;
-      }
-    }
+    sweeps += projected_phase(*phase, L, o, tol, best, best_merit);
     if (ncp == NcpFunction::MinMap) L.rho *= kStallRhoFactor;
     r = best;
     u = L.W * r + L.q;
@@ -489,22 +516,7 @@ SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactS
       window_best = best_merit;
       continue;
     }
-    // damped step (s.8.1); with line_search, halve it while ||phi|| does not decrease
-    double t = o.damping;
-    for (int halvings = 0;; ++halvings) {
-      trial = r + t * dr;
-      u_trial = L.W * trial + L.q;
-      evaluate(L, f, trial, u_trial, R_trial);
-      if (!o.line_search || R_trial.phi.squaredNorm() <= (1.0 - 2e-4 * t) * theta) break;
-      if (halvings == kMaxHalvings) {  // no decrease along dr: take the damped step anyway (non-monotone)
-        t = o.damping;
-        trial = r + t * dr;
-        u_trial = L.W * trial + L.q;
-        evaluate(L, f, trial, u_trial, R_trial);
-        break;
-      }
-      t *= 0.5;
-    }
+    damped_step(L, f, o, r, dr, theta, trial, u_trial, R_trial);
     r.swap(trial);
     u.swap(u_trial);
     std::swap(R, R_trial);
@@ -540,7 +552,7 @@ SolverStats newton(const AssembledProblem& p, const SolverOptions& opt, ContactS
   AssembledOperator op(p);
   stats.merit = fclib_merit(op, sol.lambda);
   stats.converged = stats.merit <= tol;
-  stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  stats.time_ms = watch.ms();
   return stats;
 }
 

@@ -9,10 +9,10 @@
 
 #include <coulomb/island_solve.h>
 #include <coulomb/sweep_plan.h>
+#include <coulomb/timer.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -106,7 +106,7 @@ SolverStats normal_sweeps(const NormalProblem& p, const int* list, int n, const 
 namespace detail {
 
 SolverStats frictionless_pgs(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const Stopwatch watch;
   const int nc = p.num_contacts();
   std::vector<Vec4>& lambda = sol.lambda;
   if (!opt.warm_start || int(lambda.size()) != nc) lambda.assign(std::size_t(nc), Vec4::Zero());
@@ -144,7 +144,7 @@ SolverStats frictionless_pgs(const ContactProblem& p, const SolverOptions& opt, 
                           ? banded_normal_sweeps(packed, nullptr, opt, l, w, sweep_limits::kNormalTile, sweep_limits::kNormalWindow)
                           : normal_sweeps(packed, nullptr, nc, opt, l, w);
   for (int k = 0; k < nc; ++k) lambda[std::size_t(k)][0] = l[std::size_t(k)];
-  stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  stats.time_ms = watch.ms();
   return stats;
 }
 
@@ -210,7 +210,7 @@ SolverStats banded_normal_sweeps(const NormalProblem& p, const std::vector<int>*
 
 SolverStats solve_normal_pgs(const NormalProblem& p, const Islands* islands, const SolverOptions& opt,
                              std::vector<double>& lambda, std::vector<Vec6>* response) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const Stopwatch watch;
   const int nc = p.num_contacts();
   std::vector<Vec6> own;
   std::vector<Vec6>& w = response ? *response : own;
@@ -245,17 +245,10 @@ SolverStats solve_normal_pgs(const NormalProblem& p, const Islands* islands, con
       const int first = islands->contact_start[std::size_t(i)];
       part[std::size_t(i)] = normal_sweeps(p, islands->contacts.data() + first, islands->contact_count(i), opt, lambda, w);
     });
-    stats.converged = true;
-    for (const SolverStats& s : part) {  // in island order: the same sums on any thread count
-      stats.iterations = std::max(stats.iterations, s.iterations);
-      stats.residual = std::max(stats.residual, s.residual);
-      stats.converged = stats.converged && s.converged;
-      stats.sweep_ms += s.sweep_ms;
-      stats.contact_sweeps += s.contact_sweeps;
-    }
+    stats = detail::merge_island_stats(part, false);
     stats.merit = std::numeric_limits<double>::quiet_NaN();
   }
-  stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  stats.time_ms = watch.ms();
   return stats;
 }
 

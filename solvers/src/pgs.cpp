@@ -60,7 +60,6 @@
 #include <coulomb/sweep_plan.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -103,37 +102,6 @@ bool project_onto_box(detail::SweepTeam& team, const Op& op, std::vector<Vec4>& 
   });
   return std::any_of(changed.begin(), changed.end(), [](const auto& c) { return c.value; });
 }
-
-// PGS's sweeps (seed 001 algorithm lines 2-8 with line 2b's permutation): the kernel
-// (pgs_kernel.h) over rows First..Last of every contact, by the solve's schedule (sweep.h): in
-// `order`, or colour by colour on the team where there is a colouring. With Track (GSP), each
-// set's share of Theta into `theta`.
-template <class Op>
-struct Sweeps {
-  Op& op;
-  std::vector<Vec4>& lambda;
-  const std::vector<RowStep>& step;
-  const int* order;                  // null: the identity
-  const ContactColoring* coloring;   // null: in order
-  detail::SweepTeam& team;
-  std::vector<detail::Padded<SweepMax>> member_max{};
-  ThetaShares theta{};
-
-  template <int First, int Last, bool Track = false>
-  SweepMax run() {
-    const auto kernel = [&](int k, SweepMax& m) { pgs_contact<First, Last, Track>(op, lambda, step, k, m, theta); };
-    if constexpr (!Track) {  // GSP has no colouring (plan_sweep)
-      if (coloring)
-        return detail::colored_sweep(team, *coloring, op, member_max, kernel, [&](int k) {
-          __builtin_prefetch(&lambda[std::size_t(k)], 1);  // the kernel's own data, with the operator's
-          const char* st = reinterpret_cast<const char*>(&step[std::size_t(k)]);
-          __builtin_prefetch(st);  // 80 bytes: the two lines they may span
-          __builtin_prefetch(st + 79);
-        });
-    }
-    return detail::ordered_sweep(op, order, op.size(), kernel);
-  }
-};
 
 // What a solve reports of its returned impulses, from one pass over the contacts on the team
 // (each v = A lambda + b from the operator's current w): each contact's share of Theta (seed 001
@@ -199,106 +167,142 @@ double current_theta(Op& op, const std::vector<Vec4>& lambda, std::vector<Vec4>&
   return pgs_detail::theta(std::as_const(op), lambda, v);
 }
 
-// pgs()'s work arrays, kept per thread between solves
+// PgsSolve's work arrays, kept per thread between solves
 struct PgsScratch {
   std::vector<RowStep> step;
   std::vector<Vec4> velocity;
   FinalTerms final;
 };
 
-// `point` holds the contact positions, or is null where there are none (assembled problems).
-// Joint rows (contact_operator.h) are swept after the contacts of every sweep, Gauss-Seidel
-// style with their exact block solve, and take part in the stopping test.
+// Where PgsSolve sweeps, as plan_sweep chose: in its ordering (`point`: the contact positions for
+// "cp", null where there are none, assembled problems), colour by colour on a team started by the
+// caller before it coloured the contacts, or in windows of the sweep reach.
+struct PgsSchedule {
+  const std::vector<Vec3>* point = nullptr;
+  const ContactColoring* coloring = nullptr;  // with team: coloured
+  detail::SweepTeam* team = nullptr;
+  const std::vector<int>* reach = nullptr;    // windowed
+};
+
+// The permutation Pi of seed 001 section 5, once per solve (none for a coloured sweep)
 template <class Op>
-SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std::vector<double>& joint_lambda,
-                const std::vector<Vec3>* point, const ContactColoring* coloring = nullptr,
-                detail::SweepTeam* shared_team = nullptr, const std::vector<int>* reach = nullptr) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const int nc = op.size(), nj = op.joint_rows();
-  if (!(opt.pgs.sor > 0.0 && opt.pgs.sor < 2.0))  // RowStep's h > 0 stands for A_rr > 0
-    throw std::invalid_argument("pgs: the relaxation factor sor must lie in (0, 2)");
-  SolverStats stats;
-  if (!opt.warm_start || int(lambda.size()) != nc) lambda.assign(std::size_t(nc), Vec4::Zero());
-  if (!opt.warm_start || int(joint_lambda.size()) != nj) joint_lambda.assign(std::size_t(nj), 0.0);
-  const auto joints = [&] { return op.template sweep_joints<true>(joint_lambda, joint_lambda, 1.0); };
-
-  // graph_coloring: the helpers of the colour stages (sweep_team.h), started by the caller before
-  // it coloured the contacts; they also take the passes over all contacts at the end
-  detail::SweepTeam own_team(1);
-  detail::SweepTeam& team = coloring && shared_team ? *shared_team : own_team;
-
-  // (the thread's scratch, thread_scratch.h: every entry is written before it is read)
-  detail::ThreadScratch<PgsScratch> kept;
-  std::vector<Vec4>& scratch = kept->velocity;
-  std::vector<RowStep>& step = kept->step;
-  step.resize(std::size_t(nc));
-  const auto reset = [&] { detail::colored_reset(team, coloring, op, lambda); };
-  // a warm start must itself lie in the box before it is used; the row steps in the same pass as
-  // the first reset
-  detail::colored_reset(team, coloring, op, lambda, [&](int k, int) {
-    project_onto_box(op, lambda, k, k + 1);
-    detail::row_steps(op, opt.pgs.sor, step, k, k + 1);
-  });
-
-  // the permutation Pi of seed 001 section 5, once per solve
-  std::vector<int> order;
-  if (opt.pgs.ordering == PgsOrdering::Ipp) {
+std::vector<int> pgs_order(Op& op, const PgsOptions& o, const std::vector<Vec4>& lambda, const std::vector<Vec3>* point,
+                           bool colored) {
+  if (o.ordering == PgsOrdering::Ipp) {
     std::vector<Vec4> v0;
     all_velocities(op, lambda, v0);  // y = A lambda0 + b
-    order = pgs_detail::ipp_order(v0);
-  } else if (opt.pgs.ordering == PgsOrdering::Cp && point) {
-    order = pgs_detail::cp_order(*point, opt.pgs.cp_axis, opt.pgs.cp_descending);
-  } else if (!coloring) {
-    order = pgs_detail::identity_order(nc);
+    return pgs_detail::ipp_order(v0);
+  }
+  if (o.ordering == PgsOrdering::Cp && point) return pgs_detail::cp_order(*point, o.cp_axis, o.cp_descending);
+  return colored ? std::vector<int>{} : pgs_detail::identity_order(op.size());
+}
+
+// One PGS solve: the set-up (the warm start in the box, the row steps, the ordering), the loop of
+// its ordering (GSP's set sweeps, windowed sweeps, or plain and ESP iterations) and what is
+// reported of the returned impulses. Joint rows (contact_operator.h) are swept after the contacts
+// of every sweep, Gauss-Seidel style with their exact block solve, and take part in the stopping
+// test. time_ms is the whole solve's; sweep_ms the loop's.
+template <class Op>
+class PgsSolve {
+ public:
+  PgsSolve(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std::vector<double>& joint_lambda,
+           const PgsSchedule& schedule)
+      : op_(op), opt_(opt), lambda_(lambda), joint_lambda_(joint_lambda), schedule_(schedule), nc_(op.size()),
+        nj_(op.joint_rows()), team_(schedule.coloring && schedule.team ? *schedule.team : own_team_) {
+    if (!(opt.pgs.sor > 0.0 && opt.pgs.sor < 2.0))  // RowStep's h > 0 stands for A_rr > 0
+      throw std::invalid_argument("pgs: the relaxation factor sor must lie in (0, 2)");
+    detail::start_impulses(opt, nc_, nj_, lambda, joint_lambda);
+    std::vector<RowStep>& step = step_;
+    step.resize(std::size_t(nc_));
+    // a warm start must itself lie in the box before it is used; the row steps in the same pass as
+    // the first reset
+    detail::colored_reset(team_, schedule.coloring, op, lambda, [&](int k, int) {
+      project_onto_box(op, lambda, k, k + 1);
+      detail::row_steps(op, opt.pgs.sor, step, k, k + 1);
+    });
+    order_ = pgs_order(op, opt.pgs, lambda, schedule.point, schedule.coloring != nullptr);
   }
 
-  const auto small = [&](double delta, double max_lambda) { return detail::small_step({delta, max_lambda}, opt.abs_tol, opt.rel_tol); };
-  // the step test, or with merit_tol the FCLib merit every kMeritCheckInterval iterations (merit.h)
-  const auto stop = [&](bool own_test) {
-    return stopping_test_met(op, lambda, opt.merit_tol, stats.iterations, own_test);
-  };
-  // history: Theta after each iteration but the last, which is pushed from the final evaluation
-  const auto record = [&](int it) {
-    if (opt.record_history && it + 1 < opt.max_iterations) stats.history.push_back(current_theta(op, lambda, scratch));
-  };
+  SolverStats run() {
+    stats_.converged = nc_ == 0 && nj_ == 0;
+    const double loop_start = nc_ > 0 ? detail::process_cpu_ms() : 0.0;  // a solve without contacts has no sweep cost to time
+    if (nc_ > 0 && opt_.pgs.ordering == PgsOrdering::Gsp) gsp_iterations();
+    else if (schedule_.reach && nc_ > 0) windowed_iterations();
+    else iterations();
+    stats_.sweep_ms = nc_ > 0 ? detail::process_cpu_ms() - loop_start : 0.0;  // with the windowed closing stage where it ran
+    stats_.contact_sweeps = double(nc_) * stats_.iterations;
+    report();
+    stats_.time_ms = watch_.ms();
+    return stats_;
+  }
 
-  const bool merit_wanted = opt.evaluate_merit || opt.merit_tol > 0.0;  // merit_tol's test reads it
-  FinalTerms& final = kept->final;
-  bool closed = false;  // the final terms came with the sweeps (the windowed loop's closing stage)
-  stats.converged = nc == 0 && nj == 0;
-  Sweeps<Op> sweeps{op, lambda, step, coloring ? nullptr : order.data(), coloring, team};
-  const double loop_start = nc > 0 ? detail::process_cpu_ms() : 0.0;  // a solve without contacts has no sweep cost to time
-  if (nc > 0 && opt.pgs.ordering == PgsOrdering::Gsp) {
+ private:
+  bool small(double delta, double max_lambda) const { return detail::small_step({delta, max_lambda}, opt_.abs_tol, opt_.rel_tol); }
+  // the step test, or with merit_tol the FCLib merit every kMeritCheckInterval iterations (merit.h)
+  bool stop(bool own_test) { return stopping_test_met(op_, lambda_, opt_.merit_tol, stats_.iterations, own_test); }
+  // history: Theta after each iteration but the last, which is pushed from the final evaluation
+  void record(int it) {
+    if (opt_.record_history && it + 1 < opt_.max_iterations) stats_.history.push_back(current_theta(op_, lambda_, kept_->velocity));
+  }
+  JointSweep joints() { return op_.template sweep_joints<true>(joint_lambda_, joint_lambda_, 1.0); }
+
+  // PGS's sweep (seed 001 algorithm lines 2-8 with line 2b's permutation): the kernel
+  // (pgs_kernel.h) over rows First..Last of every contact, by the solve's schedule (sweep.h): in
+  // the ordering, or colour by colour on the team where there is a colouring. With Track (GSP),
+  // each set's share of Theta into theta_.
+  template <int First, int Last, bool Track = false>
+  SweepMax sweep() {
+    const auto kernel = [&](int k, SweepMax& m) { pgs_contact<First, Last, Track>(op_, lambda_, step_, k, m, theta_); };
+    if constexpr (!Track) {  // GSP has no colouring (plan_sweep)
+      if (schedule_.coloring)
+        return detail::colored_sweep(team_, *schedule_.coloring, op_, member_max_, kernel, [&](int k) {
+          __builtin_prefetch(&lambda_[std::size_t(k)], 1);  // the kernel's own data, with the operator's
+          const char* st = reinterpret_cast<const char*>(&step_[std::size_t(k)]);
+          __builtin_prefetch(st);  // 80 bytes: the two lines they may span
+          __builtin_prefetch(st + 79);
+        });
+    }
+    return detail::ordered_sweep(op_, order_.data(), nc_, kernel);
+  }
+
+  // GSP: one set's rows a sweep, the set with the larger share of Theta next (the file's top)
+  void gsp_iterations() {
     int set = 0;                      // 0: normal rows, 1: friction rows
     int previous = -1;                // the set of the previous sweep if it met the stopping test
     double set_max_lambda[2] = {0.0, 0.0};
-    for (int it = 0; it < opt.max_iterations; ++it) {
-      sweeps.theta = {};
-      const SweepMax s = set == 0 ? sweeps.template run<0, 0, true>() : sweeps.template run<1, 3, true>();
+    for (int it = 0; it < opt_.max_iterations; ++it) {
+      theta_ = {};
+      const SweepMax s = set == 0 ? sweep<0, 0, true>() : sweep<1, 3, true>();
       const JointSweep j = joints();  // joints join every set sweep
-      stats.iterations = it + 1;
+      stats_.iterations = it + 1;
       set_max_lambda[set] = s.lambda;  // the other set is unchanged since its last sweep
       const bool met = small(std::max(s.delta, j.max_delta), std::max({set_max_lambda[0], set_max_lambda[1], j.max_lambda}));
       if (stop(met && previous == 1 - set)) {
-        stats.converged = true;
-        break;
+        stats_.converged = true;
+        return;
       }
       record(it);
-      const double own = set == 0 ? sweeps.theta.normal : sweeps.theta.friction;
-      const double other = set == 0 ? sweeps.theta.friction : sweeps.theta.normal;
+      const double own = set == 0 ? theta_.normal : theta_.friction;
+      const double other = set == 0 ? theta_.friction : theta_.normal;
       previous = met ? set : -1;
       if (met || !(own > other)) set = 1 - set;  // greedy: the set with the larger error next
     }
-  } else if (reach && nc > 0) {
+  }
+
+  // windowed (plan_sweep: the default order, no joints, no history, the own test): the plain
+  // sweeps' results, bit for bit; the final terms as the last wavefront's closing stage, in the
+  // window (the order is the identity)
+  void windowed_iterations() {
     if constexpr (std::is_same_v<Op, MatrixFreeOperator>) {  // the only operator with bodies
-      // windowed (plan_sweep: the default order, no joints, no history, the own test): the plain
-      // sweeps' results, bit for bit; the final terms as the last wavefront's closing stage, in
-      // the window (the order is the identity)
-      prepare_final_terms(final, std::size_t(nc), 1, merit_wanted);
+      Op& op = op_;
+      std::vector<Vec4>& lambda = lambda_;
+      const std::vector<RowStep>& step = step_;
+      FinalTerms& final = kept_->final;
+      prepare_final_terms(final, std::size_t(nc_), 1, merit_wanted_);
       std::vector<Vec4> l0;
       std::vector<Vec6> w0;
       const detail::WindowedRun run = detail::windowed_sweep(
-          *reach, opt.max_iterations, sweep_limits::kVelocityTile, sweep_limits::kVelocityWindow,
+          *schedule_.reach, opt_.max_iterations, sweep_limits::kVelocityTile, sweep_limits::kVelocityWindow,
           [&] {
             l0 = lambda;
             op.copy_response(w0);
@@ -308,77 +312,89 @@ SolverStats pgs(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std
             op.set_response(w0);
           },
           [&](int begin, int end, SweepMax& m) {
-            m.merge(detail::ordered_sweep(op, order.data() + begin, end - begin, [&](int k, SweepMax& r) {
-              pgs_contact<0, 3, false>(op, lambda, step, k, r, sweeps.theta);
+            m.merge(detail::ordered_sweep(op, order_.data() + begin, end - begin, [&](int k, SweepMax& r) {
+              pgs_contact<0, 3, false>(op, lambda, step, k, r, theta_);
             }));
           },
-          [&](const SweepMax& m) { return detail::small_step(m, opt.abs_tol, opt.rel_tol); },
-          [&](int begin, int end) { final_terms_of(std::as_const(op), lambda, merit_wanted, opt.abs_tol, final, begin, end, 0); });
-      stats.iterations = run.iterations;
-      stats.converged = run.converged;
-      closed = run.closed;
+          [&](const SweepMax& m) { return detail::small_step(m, opt_.abs_tol, opt_.rel_tol); },
+          [&](int begin, int end) { final_terms_of(std::as_const(op), lambda, merit_wanted_, opt_.abs_tol, final, begin, end, 0); });
+      stats_.iterations = run.iterations;
+      stats_.converged = run.converged;
+      closed_ = run.closed;
     }
-  } else {
-    // one iteration: every contact's rows, or with ESP (eq. 19-21) the normal rows of all
-    // contacts (eq. 20), then their friction rows (eq. 21); the joints after the contacts
-    const auto iteration = [&] {
-      if (opt.pgs.ordering != PgsOrdering::Esp) return sweeps.template run<0, 3>();
-      SweepMax s = sweeps.template run<0, 0>();
-      s.merge(sweeps.template run<1, 3>());
-      return s;
-    };
-    for (int it = 0; it < opt.max_iterations && nc + nj > 0; ++it) {
-      const SweepMax s = iteration();
+  }
+
+  // one iteration: every contact's rows, or with ESP (eq. 19-21) the normal rows of all contacts
+  // (eq. 20), then their friction rows (eq. 21); the joints after the contacts
+  void iterations() {
+    for (int it = 0; it < opt_.max_iterations && nc_ + nj_ > 0; ++it) {
+      SweepMax s = opt_.pgs.ordering == PgsOrdering::Esp ? sweep<0, 0>() : sweep<0, 3>();
+      if (opt_.pgs.ordering == PgsOrdering::Esp) s.merge(sweep<1, 3>());
       const JointSweep j = joints();
-      stats.iterations = it + 1;
+      stats_.iterations = it + 1;
       if (stop(small(std::max(s.delta, j.max_delta), std::max(s.lambda, j.max_lambda)))) {
-        stats.converged = true;
-        break;
+        stats_.converged = true;
+        return;
       }
       record(it);
     }
   }
 
-  stats.sweep_ms = nc > 0 ? detail::process_cpu_ms() - loop_start : 0.0;  // with the windowed closing stage where it ran
-  stats.contact_sweeps = double(nc) * stats.iterations;
-
-  // GSP may end on a normal sweep: its friction impulses then get the final box. For the other
-  // orderings every friction row was projected after its normal row, so nothing is outside it
-  // (a row the sweeps skip, W_rr <= 0, may be). The closing pass finds such impulses; only then
-  // are they projected, the operator reset (the sweeps kept w = M^-1 J^T lambda current, eq. 26)
-  // and the pass run again, instead of a pass of its own over every contact for the check.
-  if (!closed) final_terms(team, std::as_const(op), lambda, merit_wanted, opt.abs_tol, final);
-  if (std::any_of(final.outside.begin(), final.outside.end(), [](const auto& o) { return o.value; })) {
-    if (project_onto_box(team, op, lambda)) reset();
-    final_terms(team, std::as_const(op), lambda, merit_wanted, opt.abs_tol, final);
+  // Theta, the merit and convergence of the returned impulses. GSP may end on a normal sweep: its
+  // friction impulses then get the final box. For the other orderings every friction row was
+  // projected after its normal row, so nothing is outside it (a row the sweeps skip, W_rr <= 0,
+  // may be). The closing pass finds such impulses; only then are they projected, the operator
+  // reset (the sweeps kept w = M^-1 J^T lambda current, eq. 26) and the pass run again, instead
+  // of a pass of its own over every contact for the check.
+  void report() {
+    FinalTerms& final = kept_->final;
+    if (!closed_) final_terms(team_, std::as_const(op_), lambda_, merit_wanted_, opt_.abs_tol, final);
+    if (std::any_of(final.outside.begin(), final.outside.end(), [](const auto& o) { return o.value; })) {
+      if (project_onto_box(team_, op_, lambda_)) detail::colored_reset(team_, schedule_.coloring, op_, lambda_);
+      final_terms(team_, std::as_const(op_), lambda_, merit_wanted_, opt_.abs_tol, final);
+    }
+    double theta = 0.0;
+    for (const double t : final.theta) theta += t;
+    stats_.residual = 0.5 * theta;  // seed 001 eq. 23
+    if (opt_.record_history && stats_.iterations > 0) stats_.history.push_back(stats_.residual);
+    stats_.merit = merit_wanted_ ? fclib_merit_of_terms(op_, [&](int k) { return final.merit[std::size_t(k)]; })
+                                 : std::numeric_limits<double>::quiet_NaN();
+    team_.finish();
+    // Converged must mean converged: a non-finite iterate (q ~ 1e300 overflows) makes every delta
+    // NaN, which the stopping test cannot see, and a row with W_rr = 0 is skipped by the sweeps, so
+    // a violated one (W = 0, b_n < 0) leaves lambda unchanged and "converged". With merit_tol
+    // (FCLib problems, no joints) it is the merit of the impulses returned, GSP's final projection
+    // included, however the loop ended.
+    if (opt_.merit_tol > 0.0) stats_.converged = stats_.merit <= opt_.merit_tol;
+    const bool unresolved = std::find(final.unresolved.begin(), final.unresolved.end(), 1) != final.unresolved.end();
+    if (!std::isfinite(stats_.residual) || (merit_wanted_ && !std::isfinite(stats_.merit)) || unresolved)
+      stats_.converged = false;
   }
-  double theta = 0.0;
-  for (const double t : final.theta) theta += t;
-  stats.residual = 0.5 * theta;  // seed 001 eq. 23
-  if (opt.record_history && stats.iterations > 0) stats.history.push_back(stats.residual);
-  if (merit_wanted)
-    stats.merit = fclib_merit_of_terms(op, [&](int k) { return final.merit[std::size_t(k)]; });
-  else
-    stats.merit = std::numeric_limits<double>::quiet_NaN();
-  team.finish();
-  // Converged must mean converged (issue 11): a non-finite iterate (q ~ 1e300 overflows) makes
-  // every delta NaN, which the stopping test cannot see, and a row with W_rr = 0 is skipped by
-  // the sweeps, so a violated one (W = 0, b_n < 0) leaves lambda unchanged and "converged".
-  // With merit_tol (FCLib problems, no joints) it is the merit of the impulses returned, GSP's
-  // final projection included, however the loop ended (issue 12).
-  if (opt.merit_tol > 0.0) stats.converged = stats.merit <= opt.merit_tol;
-  const bool unresolved = std::find(final.unresolved.begin(), final.unresolved.end(), 1) != final.unresolved.end();
-  if (!std::isfinite(stats.residual) || (merit_wanted && !std::isfinite(stats.merit)) || unresolved)
-    stats.converged = false;
-  stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  return stats;
-}
+
+  const Stopwatch watch_;
+  Op& op_;
+  const SolverOptions& opt_;
+  std::vector<Vec4>& lambda_;
+  std::vector<double>& joint_lambda_;
+  const PgsSchedule schedule_;
+  const int nc_, nj_;
+  const bool merit_wanted_ = opt_.evaluate_merit || opt_.merit_tol > 0.0;  // merit_tol's test reads it
+  detail::SweepTeam own_team_{1};
+  detail::SweepTeam& team_;
+  detail::ThreadScratch<PgsScratch> kept_;  // the work arrays (every entry is written before it is read)
+  std::vector<RowStep>& step_ = kept_->step;
+  std::vector<detail::Padded<SweepMax>> member_max_;  // a coloured sweep's
+  ThetaShares theta_;
+  std::vector<int> order_;  // the permutation Pi (empty for a coloured sweep)
+  SolverStats stats_;
+  bool closed_ = false;  // the final terms came with the sweeps (the windowed loop's closing stage)
+};
 
 // A frictionless problem (every mu zero, no joints: post-stabilisation's gap problem, seed 000
 // eq. 49-50) solves only its normal rows, so a sweep needs of each contact only row 0 of J and
 // column 0 of M^-1 J^T. The matrix-free operator would stream the whole ContactRows (304 bytes),
 // A_kk and the 4-vectors for it; packed normal rows (contact_problem.h NormalRow) are 160 bytes.
-// The arithmetic is pgs()'s for row 0, term for term (the
+// The arithmetic is PgsSolve's for row 0, term for term (the
 // other rows' terms are exact zeros), so the impulses are the same, where the problem keeps its
 // I^-1 A^T (ContactProblem::angular; a larger one's general path applies I^-1 (A^T l), rounded
 // differently from this path's (I^-1 A^T) l); what this path leaves out it does not support:
@@ -391,10 +407,6 @@ bool frictionless(const ContactProblem& p, const SolverOptions& opt) {
     if (solved_rows(mu) != 1) return false;
   return true;
 }
-
-}  // namespace
-
-namespace {
 
 // The sweep reach of p's contacts in their order: a side moves where its body has an inverse
 // mass (the operator writes no other: MatrixFreeOperator::applied)
@@ -418,17 +430,14 @@ SolverStats solve_pgs(const ContactProblem& p, const SolverOptions& opt, Contact
   SolverStats stats;
   const SweepPlan plan = plan_sweep({SweepKernel::Pgs, p.num_contacts(), p.joints.rows()}, opt);
   if (plan.schedule == SweepSchedule::Colored) {
-    const auto t0 = std::chrono::steady_clock::now();
-    detail::SweepTeam team(opt.threads);
-    detail::ThreadScratch<ContactColoring> coloring;  // kept per thread (thread_scratch.h)
-    color_contacts(p, *coloring);
-    stats = pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point, &*coloring, &team);
-    stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();  // with the colouring
+    stats = detail::colored_solve(p, opt.threads, [&](const ContactColoring& c, detail::SweepTeam& team) {
+      return PgsSolve(op, opt, sol.lambda, sol.joint_lambda, {&p.point, &c, &team}).run();
+    });
   } else if (plan.schedule == SweepSchedule::Windowed) {
     const std::vector<int> reach = velocity_reach(p);
-    stats = pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point, nullptr, nullptr, &reach);
+    stats = PgsSolve(op, opt, sol.lambda, sol.joint_lambda, {&p.point, nullptr, nullptr, &reach}).run();
   } else {
-    stats = pgs(op, opt, sol.lambda, sol.joint_lambda, &p.point);
+    stats = PgsSolve(op, opt, sol.lambda, sol.joint_lambda, {&p.point}).run();
   }
   op.copy_response(sol.response);  // current: pgs reset it after any final projection
   return stats;
@@ -438,7 +447,7 @@ SolverStats solve_pgs(const ContactProblem& p, const SolverOptions& opt, Contact
 SolverStats solve_pgs_assembled(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   AssembledOperator op(p);
   sol.response.clear();  // an assembled problem has no bodies
-  return pgs(op, opt, sol.lambda, sol.joint_lambda, nullptr);
+  return PgsSolve(op, opt, sol.lambda, sol.joint_lambda, {}).run();
 }
 
 }  // namespace coulomb

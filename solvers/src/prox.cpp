@@ -30,7 +30,6 @@
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -284,7 +283,10 @@ Vec4 feasible(const Vec4& l, const Vec3& mu) {
   return out;
 }
 
-// prox()'s work arrays, kept per thread between solves
+// ProxSolve's work arrays, kept per thread between solves (thread_scratch.h: every entry is written
+// before it is read). The r-factors' hot and cold halves are separate arrays, so that a sweep
+// streams 80 bytes of r-factors per contact and touches the metric only for a sliding contact or
+// a full R0.
 struct ProxScratch {
   std::vector<ContactR> R;
   std::vector<ContactMetric> metric;
@@ -292,202 +294,246 @@ struct ProxScratch {
   std::vector<double> merit_terms;
 };
 
-// Joint rows (contact_operator.h) follow the contacts in every sweep: their proximal step with
-// the r-factor of each joint's own block, R = (A_jj + E)^-1 (exact for the equality rows when
-// r_scale = 1), in the same Gauss-Seidel or Jacobi fashion as the contacts; they take part in
-// the residual and are rolled back with the contacts on a divergence.
+// Global r: the paper hardwires 5, which suits its heavy bodies (A_ii ~ 1e-3 .. 3e-2); "auto"
+// takes the reciprocal of the largest diagonal entry of A, a scale-free stand-in for the theory's
+// 1 / (|lambda_min| + |lambda_max|) (section 4.2) that keeps each Gauss-Seidel block update
+// non-expansive.
 template <class Op>
-SolverStats prox(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std::vector<double>& joint_lambda,
-                 bool gauss_seidel, const ContactColoring* coloring = nullptr, detail::SweepTeam* shared_team = nullptr) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const int nc = op.size(), nj = op.joint_rows();
-  SolverStats stats;
-  if (!opt.warm_start || int(lambda.size()) != nc) lambda.assign(std::size_t(nc), Vec4::Zero());
-  if (!opt.warm_start || int(joint_lambda.size()) != nj) joint_lambda.assign(std::size_t(nj), 0.0);
-  std::vector<double> joint_next(joint_lambda);
-  // Global r: the paper hardwires 5, which suits its heavy bodies (A_ii ~ 1e-3 .. 3e-2); "auto"
-  // takes the reciprocal of the largest diagonal entry of A, a scale-free stand-in for the
-  // theory's 1 / (|lambda_min| + |lambda_max|) (section 4.2) that keeps each Gauss-Seidel block
-  // update non-expansive.
-  double global_r = opt.prox.r_initial;
-  if (!(global_r > 0.0)) {
-    double a_max = 0.0;
-    for (int k = 0; k < nc; ++k) a_max = std::max(a_max, op.diag(k).diagonal().maxCoeff());
-    global_r = a_max > 0.0 ? 1.0 / a_max : 1.0;
-  }
-  // hot and cold halves in separate arrays, so that a sweep streams 80 bytes of r-factors per
-  // contact and touches the metric only for a sliding contact or a full R0
-  // (the thread's scratch, thread_scratch.h: every entry is written before it is read)
-  detail::ThreadScratch<ProxScratch> scratch;
-  std::vector<ContactR>& R = scratch->R;
-  std::vector<ContactMetric>& metric = scratch->metric;
-  R.resize(std::size_t(nc));
-  metric.resize(std::size_t(nc));
-  // graph_coloring: the helpers of the colour stages (sweep_team.h), for the whole solve; they
-  // also take the passes over all contacts (r-factors here, the merit at the end). The caller
-  // starts them before it colours the contacts, so that they are awake for the first pass.
-  detail::SweepTeam own_team(1);
-  detail::SweepTeam& team = coloring && shared_team ? *shared_team : own_team;
-  std::vector<detail::Padded<double>> member_scale(std::size_t(team.size()));
-  // each contact's r-factors and its warm start made feasible, in the same pass as the first reset
-  auto setup = [&](int k, int member) {
-    double& scale = member_scale[std::size_t(member)].value;  // of the impulses: |lambda^0| and |R b|
-    const auto i = std::size_t(k);
-    make_r(op.diag(k), op.mu(k), opt.prox, global_r, R[i], metric[i]);
-    lambda[i] = feasible(lambda[i], op.mu(k));
-    scale = std::max({scale, lambda[i].cwiseAbs().maxCoeff(), (metric[i].R0 * op.b(k)).cwiseAbs().maxCoeff()});
-  };
-  const auto reset = [&] { detail::colored_reset(team, coloring, op, lambda); };
-  detail::colored_reset(team, coloring, op, lambda, setup);
-  double scale = op.joint_scale();
-  for (const auto& m : member_scale) scale = std::max(scale, m.value);
-  std::vector<detail::Padded<detail::SweepMax>> member_max;  // a coloured sweep's
-  double r_scale = 1.0;  // R = r_scale * R0; back-tracking multiplies it by nu
-
-  std::vector<Vec4>& next = scratch->next;
-  std::vector<Vec4>& velocity = scratch->velocity;
-  std::vector<double>& merit_terms = scratch->merit_terms;
-  next.resize(std::size_t(nc));
-  if (!gauss_seidel) velocity.resize(std::size_t(nc));  // the closing merit no longer keeps velocities
-  // The first sweep has no predecessor to be compared with (r^0 = infinity in algorithms 1-2),
-  // yet a Gauss-Seidel sweep with too large an r amplifies from contact to contact (measured:
-  // velocities of 1e12 m/s in the first step of the Wall with r = 5). It must stay within a
-  // generous multiple of the problem's own impulse scale, or it counts as a divergence.
-  double r_prev = 100.0 * scale + std::numeric_limits<double>::min();
-  tbb::task_arena arena(std::max(1, opt.threads));
-  stats.converged = nc == 0 && nj == 0;
-  int accepted = 0;  // sweeps not rolled back
-  const double loop_start = nc > 0 ? detail::process_cpu_ms() : 0.0;  // a solve without contacts has no sweep cost to time
-  for (int it = 0; it < opt.max_iterations && nc + nj > 0; ++it) {
-    double r_next = 0.0, max_lambda = 0.0;
-    if (gauss_seidel) {
-      // algorithm 2: always the freshest impulses; w follows every contact (eq. 25-26). Each
-      // contact is visited once per sweep, so until its visit its impulse is still lambda^k.
-      // The matrix-free velocity reads w only and next[k] is written at k's visit, so the copy
-      // of lambda^k into next is needed only where velocity() reads the impulses themselves.
-      if constexpr (!std::is_same_v<Op, MatrixFreeOperator>) next = lambda;
-      // d = lambda^{k+1} - lambda^k: the residual of eq. 27 is taken here, not in a second pass
-      const auto update = [&](int k, detail::SweepMax& m) {
-        const auto i = std::size_t(k);
-        const Vec4 v = op.velocity(k, next);
-        const Vec4 l = prox_update(lambda[i], v, R[i], metric[i], r_scale, true);
-        const Vec4 d = l - lambda[i];
-        next[i] = l;
-        if (d != Vec4::Zero()) op.applied(k, d);
-        m.delta = std::max(m.delta, d.cwiseAbs().maxCoeff());
-        m.lambda = std::max(m.lambda, l.cwiseAbs().maxCoeff());
-      };
-      const detail::SweepMax s =
-          coloring ? detail::colored_sweep(team, *coloring, op, member_max, update,
-                                           [&](int k) {
-                                             const auto i = std::size_t(k);  // the kernel's own data
-                                             __builtin_prefetch(&lambda[i]);
-                                             __builtin_prefetch(&next[i], 1);
-                                             __builtin_prefetch(&R[i]);
-                                             __builtin_prefetch(reinterpret_cast<const char*>(&R[i]) + sizeof(ContactR) - 1);
-                                           })
-                   : detail::ordered_sweep(op, nullptr, nc, update);
-      r_next = s.delta;
-      max_lambda = s.lambda;
-    } else {
-      // algorithm 1: every contact from lambda^k
-      const auto sweep = [&](int begin, int end) {
-        for (int k = begin; k != end; ++k) {
-          const auto i = std::size_t(k);
-          velocity[i] = op.velocity(k, lambda);
-          next[i] = prox_update(lambda[i], velocity[i], R[i], metric[i], r_scale, false);
-        }
-      };
-      if (opt.threads > 1) arena.execute([&] { detail::jacobi_sweep(nc, opt.threads, sweep); });
-      else detail::jacobi_sweep(nc, 1, sweep);
-    }
-    if (nj > 0) {
-      const JointSweep js = gauss_seidel ? op.template sweep_joints<true>(joint_lambda, joint_next, r_scale)
-                                         : op.template sweep_joints<false>(joint_lambda, joint_next, r_scale);
-      r_next = std::max(r_next, js.max_delta);
-      max_lambda = std::max(max_lambda, js.max_lambda);
-    }
-    for (int k = 0; k < nc && !gauss_seidel; ++k) {
-      r_next = std::max(r_next, (next[std::size_t(k)] - lambda[std::size_t(k)]).cwiseAbs().maxCoeff());
-      max_lambda = std::max(max_lambda, next[std::size_t(k)].cwiseAbs().maxCoeff());
-    }
-    stats.iterations = it + 1;
-    if (r_next > r_prev * (gauss_seidel ? 1.0 : 1.0 - kMinDecrease)) {
-      // divergence: keep lambda^k, shrink every r (lines 11-12); Gauss-Seidel's w moved with the
-      // rejected sweep and is rebuilt from lambda^k
-      r_scale *= opt.prox.r_nu;
-      ++stats.divergence_detections;
-      if (gauss_seidel) reset();
-      if (opt.record_history) stats.history.push_back(stats.residual);
-      continue;
-    }
-    lambda.swap(next);  // accept (line 14)
-    joint_lambda.swap(joint_next);
-    if (!gauss_seidel) op.reset(lambda);
-    r_prev = r_next;
-    // The residual reported, recorded and tested is eq. 27 per unit of r: back-tracking shrinks R
-    // and with it every ||lambda^{k+1} - lambda^k||, so eq. 27 alone ends a stalled solve as
-    // "converged" (measured on FCLib's KaplasTower with global r: merit 0.65 at exit).
-    const double step = r_next / r_scale;
-    stats.residual = step;
-    if (opt.record_history) stats.history.push_back(step);
-    // with merit_tol, the FCLib merit every kMeritCheckInterval accepted sweeps instead (merit.h)
-    ++accepted;
-    if (stopping_test_met(op, lambda, opt.merit_tol, accepted,
-                          step <= opt.abs_tol || step <= opt.rel_tol * max_lambda)) {
-      stats.converged = true;
-      break;
-    }
-  }
-  stats.sweep_ms = nc > 0 ? detail::process_cpu_ms() - loop_start : 0.0;
-  stats.contact_sweeps = double(nc) * stats.iterations;
-  // w is current: an accepted Gauss-Seidel sweep moved it with every update, and a rejected one
-  // or a Jacobi sweep reset it to lambda^k
-  if (opt.evaluate_merit || opt.merit_tol > 0.0) {
-    stats.merit = detail::team_fclib_merit(team, op, lambda, merit_terms);
-  } else {
-    stats.merit = std::numeric_limits<double>::quiet_NaN();  // not asked for (SolverOptions)
-  }
-  team.finish();
-  // with merit_tol, converged is the merit of the impulses returned, however the loop ended (issue 12)
-  if (opt.merit_tol > 0.0) stats.converged = stats.merit <= opt.merit_tol;
-  stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  return stats;
+double global_r_factor(const Op& op, const ProxOptions& opt) {
+  if (opt.r_initial > 0.0) return opt.r_initial;
+  double a_max = 0.0;
+  for (int k = 0; k < op.size(); ++k) a_max = std::max(a_max, op.diag(k).diagonal().maxCoeff());
+  return a_max > 0.0 ? 1.0 / a_max : 1.0;
 }
+
+// How ProxSolve sweeps: Gauss-Seidel (algorithm 2) in order, or colour by colour on a team started
+// by the caller before it coloured the contacts; or Jacobi (algorithm 1).
+struct ProxSchedule {
+  bool gauss_seidel = true;
+  const ContactColoring* coloring = nullptr;  // with team: coloured
+  detail::SweepTeam* team = nullptr;
+};
+
+// One PROX solve: the r-factors, the sweeps with the back-tracking of R (lines 11-15) and the
+// stopping test, the merit at the end. Joint rows (contact_operator.h) follow the contacts in
+// every sweep: their proximal step with the r-factor of each joint's own block, R = (A_jj + E)^-1
+// (exact for the equality rows when r_scale = 1), in the same Gauss-Seidel or Jacobi fashion as
+// the contacts; they take part in the residual and are rolled back with the contacts on a
+// divergence.
+template <class Op>
+class ProxSolve {
+ public:
+  ProxSolve(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std::vector<double>& joint_lambda,
+            const ProxSchedule& schedule)
+      : op_(op), opt_(opt), lambda_(lambda), joint_lambda_(joint_lambda), gauss_seidel_(schedule.gauss_seidel),
+        coloring_(schedule.coloring), nc_(op.size()), nj_(op.joint_rows()),
+        team_(schedule.coloring && schedule.team ? *schedule.team : own_team_) {}
+
+  SolverStats run() {
+    detail::start_impulses(opt_, nc_, nj_, lambda_, joint_lambda_);
+    joint_next_ = joint_lambda_;
+    const double scale = setup();
+    scratch_->next.resize(std::size_t(nc_));
+    if (!gauss_seidel_) scratch_->velocity.resize(std::size_t(nc_));  // the closing merit no longer keeps velocities
+    // The first sweep has no predecessor to be compared with (r^0 = infinity in algorithms 1-2),
+    // yet a Gauss-Seidel sweep with too large an r amplifies from contact to contact (measured:
+    // velocities of 1e12 m/s in the first step of the Wall with r = 5). It must stay within a
+    // generous multiple of the problem's own impulse scale, or it counts as a divergence.
+    double r_prev = 100.0 * scale + std::numeric_limits<double>::min();
+    stats_.converged = nc_ == 0 && nj_ == 0;
+    int accepted = 0;  // sweeps not rolled back
+    const double loop_start = nc_ > 0 ? detail::process_cpu_ms() : 0.0;  // a solve without contacts has no sweep cost to time
+    for (int it = 0; it < opt_.max_iterations && nc_ + nj_ > 0; ++it) {
+      const detail::SweepMax s = sweep();  // delta: r^{k+1} of eq. 27
+      stats_.iterations = it + 1;
+      if (s.delta > r_prev * (gauss_seidel_ ? 1.0 : 1.0 - kMinDecrease)) {
+        reject();
+        continue;
+      }
+      accept();
+      r_prev = s.delta;
+      // The residual reported, recorded and tested is eq. 27 per unit of r: back-tracking shrinks
+      // R and with it every ||lambda^{k+1} - lambda^k||, so eq. 27 alone ends a stalled solve as
+      // "converged" (FCLib's KaplasTower with global r ended at merit 0.65 so).
+      const double step = s.delta / r_scale_;
+      stats_.residual = step;
+      if (opt_.record_history) stats_.history.push_back(step);
+      // with merit_tol, the FCLib merit every kMeritCheckInterval accepted sweeps instead (merit.h)
+      if (stopping_test_met(op_, lambda_, opt_.merit_tol, ++accepted, step <= opt_.abs_tol || step <= opt_.rel_tol * s.lambda)) {
+        stats_.converged = true;
+        break;
+      }
+    }
+    stats_.sweep_ms = nc_ > 0 ? detail::process_cpu_ms() - loop_start : 0.0;
+    stats_.contact_sweeps = double(nc_) * stats_.iterations;
+    // w is current: an accepted Gauss-Seidel sweep moved it with every update, and a rejected one
+    // or a Jacobi sweep reset it to lambda^k
+    const bool merit_wanted = opt_.evaluate_merit || opt_.merit_tol > 0.0;
+    stats_.merit = merit_wanted ? detail::team_fclib_merit(team_, op_, lambda_, scratch_->merit_terms)
+                                : std::numeric_limits<double>::quiet_NaN();  // not asked for (SolverOptions)
+    team_.finish();
+    // with merit_tol, converged is the merit of the impulses returned, however the loop ended
+    if (opt_.merit_tol > 0.0) stats_.converged = stats_.merit <= opt_.merit_tol;
+    stats_.time_ms = watch_.ms();
+    return stats_;
+  }
+
+ private:
+  // Each contact's r-factors and its warm start made feasible, in the same pass as the first
+  // reset (on the team where there is one). Returns the problem's impulse scale: the largest of
+  // |lambda^0|, |R b| and the joints'.
+  double setup() {
+    const double global_r = global_r_factor(op_, opt_.prox);
+    std::vector<ContactR>& R = scratch_->R;
+    std::vector<ContactMetric>& metric = scratch_->metric;
+    R.resize(std::size_t(nc_));
+    metric.resize(std::size_t(nc_));
+    std::vector<detail::Padded<double>> member_scale(std::size_t(team_.size()));
+    detail::colored_reset(team_, coloring_, op_, lambda_, [&](int k, int member) {
+      double& scale = member_scale[std::size_t(member)].value;
+      const auto i = std::size_t(k);
+      make_r(op_.diag(k), op_.mu(k), opt_.prox, global_r, R[i], metric[i]);
+      lambda_[i] = feasible(lambda_[i], op_.mu(k));
+      scale = std::max({scale, lambda_[i].cwiseAbs().maxCoeff(), (metric[i].R0 * op_.b(k)).cwiseAbs().maxCoeff()});
+    });
+    double scale = op_.joint_scale();
+    for (const auto& m : member_scale) scale = std::max(scale, m.value);
+    return scale;
+  }
+
+  // one sweep over the contacts, then the joints: next = lambda^{k+1}, and its step and impulses
+  detail::SweepMax sweep() {
+    detail::SweepMax s = gauss_seidel_ ? gauss_seidel_sweep() : jacobi_sweep();
+    if (nj_ > 0) {
+      const JointSweep js = gauss_seidel_ ? op_.template sweep_joints<true>(joint_lambda_, joint_next_, r_scale_)
+                                          : op_.template sweep_joints<false>(joint_lambda_, joint_next_, r_scale_);
+      s.delta = std::max(s.delta, js.max_delta);
+      s.lambda = std::max(s.lambda, js.max_lambda);
+    }
+    return s;
+  }
+
+  // Algorithm 2: always the freshest impulses; w follows every contact (eq. 25-26). Each contact
+  // is visited once per sweep, so until its visit its impulse is still lambda^k. The matrix-free
+  // velocity reads w only and next[k] is written at k's visit, so the copy of lambda^k into next
+  // is needed only where velocity() reads the impulses themselves.
+  detail::SweepMax gauss_seidel_sweep() {
+    Op& op = op_;
+    const std::vector<Vec4>& lambda = lambda_;
+    std::vector<Vec4>& next = scratch_->next;
+    const std::vector<ContactR>& R = scratch_->R;
+    const std::vector<ContactMetric>& metric = scratch_->metric;
+    const double r_scale = r_scale_;
+    if constexpr (!std::is_same_v<Op, MatrixFreeOperator>) next = lambda;
+    // d = lambda^{k+1} - lambda^k: the residual of eq. 27 is taken here, not in a second pass
+    const auto update = [&](int k, detail::SweepMax& m) {
+      const auto i = std::size_t(k);
+      const Vec4 v = op.velocity(k, next);
+      const Vec4 l = prox_update(lambda[i], v, R[i], metric[i], r_scale, true);
+      const Vec4 d = l - lambda[i];
+      next[i] = l;
+      if (d != Vec4::Zero()) op.applied(k, d);
+      m.delta = std::max(m.delta, d.cwiseAbs().maxCoeff());
+      m.lambda = std::max(m.lambda, l.cwiseAbs().maxCoeff());
+    };
+    if (!coloring_) return detail::ordered_sweep(op, nullptr, nc_, update);
+    return detail::colored_sweep(team_, *coloring_, op, member_max_, update, [&](int k) {
+      const auto i = std::size_t(k);  // the kernel's own data
+      __builtin_prefetch(&lambda[i]);
+      __builtin_prefetch(&next[i], 1);
+      __builtin_prefetch(&R[i]);
+      __builtin_prefetch(reinterpret_cast<const char*>(&R[i]) + sizeof(ContactR) - 1);
+    });
+  }
+
+  // Algorithm 1: every contact from lambda^k, in parallel blocks; then the residual of eq. 27
+  detail::SweepMax jacobi_sweep() {
+    Op& op = op_;
+    const std::vector<Vec4>& lambda = lambda_;
+    std::vector<Vec4>& next = scratch_->next;
+    std::vector<Vec4>& velocity = scratch_->velocity;
+    const std::vector<ContactR>& R = scratch_->R;
+    const std::vector<ContactMetric>& metric = scratch_->metric;
+    const double r_scale = r_scale_;
+    const auto sweep = [&](int begin, int end) {
+      for (int k = begin; k != end; ++k) {
+        const auto i = std::size_t(k);
+        velocity[i] = op.velocity(k, lambda);
+        next[i] = prox_update(lambda[i], velocity[i], R[i], metric[i], r_scale, false);
+      }
+    };
+    if (opt_.threads > 1) arena_.execute([&] { detail::jacobi_sweep(nc_, opt_.threads, sweep); });
+    else detail::jacobi_sweep(nc_, 1, sweep);
+    detail::SweepMax s;
+    for (int k = 0; k < nc_; ++k) {
+      s.delta = std::max(s.delta, (next[std::size_t(k)] - lambda[std::size_t(k)]).cwiseAbs().maxCoeff());
+      s.lambda = std::max(s.lambda, next[std::size_t(k)].cwiseAbs().maxCoeff());
+    }
+    return s;
+  }
+
+  // divergence: keep lambda^k, shrink every r (lines 11-12); Gauss-Seidel's w moved with the
+  // rejected sweep and is rebuilt from lambda^k
+  void reject() {
+    r_scale_ *= opt_.prox.r_nu;
+    ++stats_.divergence_detections;
+    if (gauss_seidel_) detail::colored_reset(team_, coloring_, op_, lambda_);
+    if (opt_.record_history) stats_.history.push_back(stats_.residual);
+  }
+
+  // accept (line 14); Jacobi's w follows the new impulses
+  void accept() {
+    lambda_.swap(scratch_->next);
+    joint_lambda_.swap(joint_next_);
+    if (!gauss_seidel_) op_.reset(lambda_);
+  }
+
+  const Stopwatch watch_;
+  Op& op_;
+  const SolverOptions& opt_;
+  std::vector<Vec4>& lambda_;
+  std::vector<double>& joint_lambda_;
+  const bool gauss_seidel_;
+  const ContactColoring* const coloring_;
+  const int nc_, nj_;
+  detail::SweepTeam own_team_{1};
+  detail::SweepTeam& team_;  // the colour stages' helpers, for the whole solve, and the passes over all contacts
+  detail::ThreadScratch<ProxScratch> scratch_;
+  std::vector<double> joint_next_;
+  std::vector<detail::Padded<detail::SweepMax>> member_max_;  // a coloured sweep's
+  tbb::task_arena arena_{std::max(1, opt_.threads)};
+  double r_scale_ = 1.0;  // R = r_scale * R0; back-tracking multiplies it by nu
+  SolverStats stats_;
+};
 
 }  // namespace
 
 SolverStats solve_prox_gs(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   MatrixFreeOperator op(p, &sol.joint_lambda);
-  SolverStats stats;
-  if (opt.graph_coloring) {
-    const auto t0 = std::chrono::steady_clock::now();
-    detail::SweepTeam team(opt.threads);
-    detail::ThreadScratch<ContactColoring> coloring;  // kept per thread (thread_scratch.h)
-    color_contacts(p, *coloring);
-    stats = prox(op, opt, sol.lambda, sol.joint_lambda, true, &*coloring, &team);
-    stats.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();  // with the colouring
-  } else {
-    stats = prox(op, opt, sol.lambda, sol.joint_lambda, true);
-  }
-  op.copy_response(sol.response);  // current on exit (prox's last comment)
+  const SolverStats stats =
+      opt.graph_coloring ? detail::colored_solve(p, opt.threads,
+                                                 [&](const ContactColoring& c, detail::SweepTeam& team) {
+                                                   return ProxSolve(op, opt, sol.lambda, sol.joint_lambda, {true, &c, &team}).run();
+                                                 })
+                         : ProxSolve(op, opt, sol.lambda, sol.joint_lambda, {true}).run();
+  op.copy_response(sol.response);  // current on exit (ProxSolve::run)
   return stats;
 }
 SolverStats solve_prox_gs_assembled(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   AssembledOperator op(p);
   sol.response.clear();  // an assembled problem has no bodies
-  return prox(op, opt, sol.lambda, sol.joint_lambda, true);
+  return ProxSolve(op, opt, sol.lambda, sol.joint_lambda, {true}).run();
 }
 SolverStats solve_prox_jacobi(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   MatrixFreeOperator op(p, &sol.joint_lambda);
-  const SolverStats stats = prox(op, opt, sol.lambda, sol.joint_lambda, false);
+  const SolverStats stats = ProxSolve(op, opt, sol.lambda, sol.joint_lambda, {false}).run();
   op.copy_response(sol.response);
   return stats;
 }
 SolverStats solve_prox_jacobi_assembled(const AssembledProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   AssembledOperator op(p);
   sol.response.clear();
-  return prox(op, opt, sol.lambda, sol.joint_lambda, false);
+  return ProxSolve(op, opt, sol.lambda, sol.joint_lambda, {false}).run();
 }
 
 }  // namespace coulomb

@@ -16,6 +16,7 @@
 #include "sweep_team.h"
 
 #include <coulomb/sweep_plan.h>
+#include <coulomb/timer.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -115,6 +116,28 @@ void jacobi_sweep(int n, int threads, F&& f) {
     tbb::parallel_for(tbb::blocked_range<int>(0, n, kJacobiBlock), [&](const tbb::blocked_range<int>& r) { f(r.begin(), r.end()); });
   else if (n > 0)
     f(0, n);
+}
+
+// A solve's first impulses: the caller's warm start where asked for and of the problem's sizes,
+// else zeros.
+inline void start_impulses(const SolverOptions& opt, int contacts, int joint_rows, std::vector<Vec4>& lambda,
+                           std::vector<double>& joint_lambda) {
+  if (!opt.warm_start || int(lambda.size()) != contacts) lambda.assign(std::size_t(contacts), Vec4::Zero());
+  if (!opt.warm_start || int(joint_lambda.size()) != joint_rows) joint_lambda.assign(std::size_t(joint_rows), 0.0);
+}
+
+// A coloured solve of p: the team's helpers start before the contacts are coloured, so that they
+// are awake for the solve's first pass; solve(coloring, team) with the colouring kept per thread
+// (thread_scratch.h); time_ms includes the colouring.
+template <class Solve>
+SolverStats colored_solve(const ContactProblem& p, int threads, Solve&& solve) {
+  const Stopwatch watch;
+  SweepTeam team(threads);
+  ThreadScratch<ContactColoring> coloring;
+  color_contacts(p, *coloring);
+  SolverStats stats = solve(*coloring, team);
+  stats.time_ms = watch.ms();
+  return stats;
 }
 
 }  // namespace coulomb::detail

@@ -2,22 +2,16 @@
 // Box2D v3's solver stages, src/solver.c: b2ExecuteMainStage / b2ExecuteStage); the sweep
 // layer's coloured schedule (sweep.h) runs on it.
 //
-// The calling thread drives; the helpers live for the whole solve and spin between stages. Two
-// kinds of stage:
-//  - run(): a range cut into blocks, which every member (the caller is member 0) claims from one
-//    atomic claim word, a share of what is left at a time (take_blocks); it returns when the
-//    members' counts of blocks done add up to all. A helper that gets no core leaves its blocks
-//    to the caller, so such a stage never waits for a particular thread. Passes over all
-//    contacts (team_pass) use it until every helper has started.
-//  - run_phases(): phases with a barrier between them, each member its own share of each (the
-//    colours of a sweep, colored_sweep below). One publication per sweep, and a barrier is a
-//    store to the member's own cache line and a read of the others', where a run() stage per
-//    colour would cost a publication, claims and counts. It waits for every member, so it is
-//    used only once every helper has started (assembled()); before that the caller sweeps alone.
+// The calling thread drives; the helpers live for the whole solve and spin between stages. A
+// stage, run_phases(), is phases with a barrier between them, each member its own share of each
+// (the colours of a sweep, colored_sweep below; a pass over all contacts is one phase,
+// team_pass). One publication per stage, and a barrier is a store to the member's own cache line
+// and a read of the others'. It waits for every member, so it runs only once every helper has
+// started (assembled()); before that, and after finish(), the caller does the work alone.
 //
-// Which member runs what must not change what a block does beyond order-free reductions
-// (maxima), so that a solve is the same bit for bit on any thread count. A block must not throw:
-// a helper's block that never counts done would keep the caller waiting (the sweeps and passes
+// Which member runs what must not change what a share does beyond order-free reductions
+// (maxima), so that a solve is the same bit for bit on any thread count. A share must not throw:
+// a helper that never reaches its barrier would keep the caller waiting (the sweeps and passes
 // run here allocate nothing and throw nothing).
 //
 // The stage's closures live on the caller's stack and every member reads them. The caller moves
@@ -30,11 +24,11 @@
 #include <coulomb/contact_coloring.h>
 #include <coulomb/merit.h>
 #include <coulomb/sweep_plan.h>
+#include <coulomb/timer.h>
 #include <tbb/task_group.h>
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <thread>
 #include <type_traits>
@@ -44,9 +38,6 @@
 #endif
 
 namespace coulomb::detail {
-
-// contacts per block of a pass over all contacts (velocities, merit terms, r-factors)
-inline constexpr int kTeamPassBlock = 256;
 
 // one member's accumulator on a cache line of its own
 template <class T>
@@ -252,13 +243,13 @@ inline std::uint64_t sweep_ticks() {
 #if defined(__x86_64__) || defined(__i386__)
   return __rdtsc();
 #else
-  return std::uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+  return std::uint64_t(Stopwatch::Clock::now().time_since_epoch().count());
 #endif
 }
 
 class SweepTeam {
  public:
-  // threads: members including the caller (< 2: run() does all in the caller, no helper starts)
+  // threads: members including the caller (< 2: no helper starts)
   // The helpers are tasks of the caller's TBB arena (World's --threads arena): a nested arena
   // of its own would make a worker move over for every solve.
   explicit SweepTeam(int threads) : threads_(threads < 1 ? 1 : threads) {
@@ -273,34 +264,10 @@ class SweepTeam {
   // the cuts of this team's coloured sweeps
   ColorSchedule& schedule() { return *schedule_; }
 
-  // Sends the helpers home (they stop spinning); run() then works in the caller alone.
+  // Sends the helpers home (they stop spinning); the caller then works alone.
   void finish() {
     if (threads_ < 2 || quit_.exchange(true, std::memory_order_acq_rel)) return;
     helpers_.wait();  // a helper that never started returns at once
-  }
-
-  // f(begin, end, member) over [begin, end) in blocks of about `block` items, on every member;
-  // returns when all blocks are done. A range of fewer than two blocks runs in the caller alone.
-  template <class F>
-  [[gnu::noinline]] void run(int begin, int end, int block, F& f) {
-    block = std::max({1, block, (end - begin + kMaxBlocks - 1) / kMaxBlocks});
-    const int blocks = end > begin ? (end - begin + block - 1) / block : 0;
-    if (threads_ < 2 || blocks < 2 || quit_.load(std::memory_order_relaxed)) {
-      if (end > begin) f(begin, end, 0);
-      return;
-    }
-    // the stage's parameters, then the release that publishes them (helpers acquire the claim)
-    begin_.store(begin, std::memory_order_relaxed);
-    end_.store(end, std::memory_order_relaxed);
-    block_.store(block, std::memory_order_relaxed);
-    ctx_.store(&f, std::memory_order_relaxed);
-    fn_.store(&trampoline<F>, std::memory_order_relaxed);
-    done_.store(0, std::memory_order_relaxed);
-    ++stage_;
-    claim_.store(pack(stage_, 0, std::uint32_t(blocks)), std::memory_order_release);
-    stack_gap();
-    take_blocks(stage_, 0);
-    for (unsigned spins = 0; done_.load(std::memory_order_acquire) < blocks; ++spins) relax(spins);
   }
 
   // Whether run_phases() would share its phases: every helper has started and waits for work.
@@ -327,8 +294,7 @@ class SweepTeam {
     phases_.store(self_synced ? -phases : phases, std::memory_order_relaxed);
     ctx_.store(&f, std::memory_order_relaxed);
     phase_fn_.store(&trampoline<F>, std::memory_order_relaxed);
-    ++stage_;
-    claim_.store(pack(stage_, 0, 0) | kPhasedBit, std::memory_order_release);
+    stage_.store(stage_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
     stack_gap();
     run_member_phases(0, phase_count_, self_synced ? -phases : phases, &trampoline<F>, &f);
     phase_count_ += std::uint32_t(phases);
@@ -344,29 +310,20 @@ class SweepTeam {
 
  private:
   using Fn = void (*)(void*, int, int, int);  // a stage's closure called through ctx_
-  static constexpr int kMaxBlocks = 0xffff;  // a claim word holds 16-bit block indices
   static constexpr std::size_t kStackGap = 256;  // bytes: four cache lines, two line pairs
 
   // Moves the caller's stack pointer down by kStackGap until the stage function that calls it
   // returns (see the top of the file): always inlined, so the alloca is that function's, and
-  // run() and run_phases() are never inlined, so a loop of stages never grows the stack.
+  // run_phases() is never inlined, so a loop of stages never grows the stack.
   [[gnu::always_inline]] static inline void stack_gap() {
     void* gap = __builtin_alloca(kStackGap);
     __asm__ volatile("" : : "r"(gap) : "memory");
   }
-  static constexpr std::uint64_t kPhasedBit = std::uint64_t(1) << 63;  // a run_phases() stage
 
   template <class F>
   static void trampoline(void* ctx, int begin, int end, int member) {
     (*static_cast<F*>(ctx))(begin, end, member);
   }
-
-  // claim word: phased (1 bit) | stage (31) | first unclaimed block (16) | one past the last
-  // unclaimed (16)
-  static std::uint64_t pack(std::uint32_t stage, std::uint32_t front, std::uint32_t back) {
-    return std::uint64_t(stage & 0x7fffffffu) << 32 | std::uint64_t(front) << 16 | back;
-  }
-  static std::uint32_t stage_of(std::uint64_t v) { return std::uint32_t(v >> 32) & 0x7fffffffu; }
 
   // One member's part of a run_phases() stage: its share of each phase, then the barrier. A
   // member's count of phases finished lives on its own cache line; phase p is done by all when
@@ -403,71 +360,27 @@ class SweepTeam {
     std::this_thread::yield();  // a long wait: give the core to whoever holds the work
   }
 
-  // Claims blocks of `stage` (from the front for even members, the back for odd ones) until none
-  // is left. A claim takes 1/threads of what is left (guided self-scheduling, Polychronopoulos &
-  // Kuck 1987): a stage of 16 blocks on 2 threads costs about 5 claims instead of 16, and every
-  // claim moves the claim word's cache line between cores (~100 ns here). The member counts its
-  // blocks done once, when it finds none left. A compare-exchange that still finds `stage` in the
-  // claim word owns its blocks, and the caller cannot publish the next stage (nor change the
-  // parameters read here) before they are counted done.
-  void take_blocks(std::uint32_t stage, int member) {
-    const bool from_back = member % 2 == 1;
-    int taken = 0;
-    std::uint64_t v = claim_.load(std::memory_order_acquire);
-    for (;;) {
-      if (stage_of(v) != stage || (v & kPhasedBit)) break;
-      const std::uint32_t front = std::uint32_t(v >> 16) & 0xffffu, back = std::uint32_t(v) & 0xffffu;
-      if (front >= back) break;
-      const std::uint32_t n = std::max<std::uint32_t>(1, (back - front) / std::uint32_t(threads_));
-      const std::uint32_t first_block = from_back ? back - n : front;
-      const std::uint64_t next = from_back ? pack(stage, front, back - n) : pack(stage, front + n, back);
-      if (!claim_.compare_exchange_weak(v, next, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
-      const int begin = begin_.load(std::memory_order_relaxed), block = block_.load(std::memory_order_relaxed);
-      const int end = end_.load(std::memory_order_relaxed);
-      const Fn fn = fn_.load(std::memory_order_relaxed);
-      void* const ctx = ctx_.load(std::memory_order_relaxed);
-      // one block at a time, in the member's direction, as single-block claims would run them
-      for (std::uint32_t i = 0; i < n; ++i) {
-        const std::uint32_t b = from_back ? first_block + n - 1 - i : first_block + i;
-        const int first = begin + int(b) * block;
-        fn(ctx, first, std::min(end, first + block), member);
-      }
-      taken += int(n);
-      v = claim_.load(std::memory_order_acquire);
-    }
-    if (taken > 0) done_.fetch_add(taken, std::memory_order_release);
-  }
-
   void member_loop(int member) {
     std::uint32_t seen = 0;
     present_[std::size_t(member)].value.store(true, std::memory_order_release);
     for (;;) {
-      std::uint64_t v = claim_.load(std::memory_order_acquire);
-      for (unsigned spins = 0; stage_of(v) == seen; ++spins) {
+      std::uint32_t stage;
+      for (unsigned spins = 0; (stage = stage_.load(std::memory_order_acquire)) == seen; ++spins) {
         if (quit_.load(std::memory_order_acquire)) return;
         relax(spins);
-        v = claim_.load(std::memory_order_acquire);
       }
-      seen = stage_of(v);
-      if (v & kPhasedBit) {
-        // the caller waits for this member's last barrier before it publishes again, so the
-        // stage's parameters stay as they are while they are read here
-        run_member_phases(member, phase_base_.load(std::memory_order_relaxed), phases_.load(std::memory_order_relaxed),
-                          phase_fn_.load(std::memory_order_relaxed), ctx_.load(std::memory_order_relaxed));
-      } else {
-        take_blocks(seen, member);
-      }
+      seen = stage;
+      // the caller waits for this member's last barrier before it publishes again, so the
+      // stage's parameters stay as they are while they are read here
+      run_member_phases(member, phase_base_.load(std::memory_order_relaxed), phases_.load(std::memory_order_relaxed),
+                        phase_fn_.load(std::memory_order_relaxed), ctx_.load(std::memory_order_relaxed));
     }
   }
 
   const int threads_;
-  std::uint32_t stage_ = 0;        // the caller's count of published stages
   std::uint32_t phase_count_ = 0;  // the caller's count of phases published (run_phases)
-  alignas(64) std::atomic<std::uint64_t> claim_{0};
-  alignas(64) std::atomic<int> done_{0};
-  alignas(64) std::atomic<int> begin_{0}, end_{0}, block_{1};
+  alignas(64) std::atomic<std::uint32_t> stage_{0};  // stages published; the release publishes their parameters
   std::atomic<void*> ctx_{nullptr};
-  std::atomic<Fn> fn_{nullptr};
   std::atomic<bool> quit_{false};
   // run_phases(): the stage's parameters, and per member its count of phases finished and
   // whether it has started (its own cache line each)
@@ -540,16 +453,16 @@ void colored_sweep(SweepTeam& team, const ContactColoring& c, const Op& op, Visi
 }
 
 // f(begin, end, member) over [0, n), items independent of each other: once every helper has
-// started, member m takes the m-th of equal slices in one phase (no claims; the slices follow
-// the index order as the sweeps' runs do, so a member mostly reads what it wrote in them), else
-// blocks of kTeamPassBlock items from run().
+// started, member m takes the m-th of equal slices in one phase (the slices follow the index
+// order as the sweeps' runs do, so a member mostly reads what it wrote in them), else the caller
+// takes them all.
 template <class F>
 void team_pass(SweepTeam& team, int n, F&& f) {
   auto slice = [&](int, int member, int members) {
     const int begin = int(std::int64_t(n) * member / members), end = int(std::int64_t(n) * (member + 1) / members);
     if (end > begin) f(begin, end, member);
   };
-  if (!team.run_phases(1, slice)) team.run(0, n, kTeamPassBlock, f);
+  if (!team.run_phases(1, slice) && n > 0) f(0, n, 0);
 }
 
 // op.reset(lambda) (w = M^-1 J^T lambda, seed 000 eq. 26) for a coloured solve, on the team: w

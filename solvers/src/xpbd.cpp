@@ -30,12 +30,12 @@
 #include <coulomb/element_constraint.h>
 #include <coulomb/position_problem.h>
 #include <coulomb/solver.h>
+#include <coulomb/timer.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <Eigen/Cholesky>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 namespace coulomb {
@@ -493,8 +493,7 @@ double Solver::constraint_error() const {
 }
 
 SolverStats Solver::run() {
-  using Clock = std::chrono::steady_clock;
-  const auto t0 = Clock::now();
+  const Stopwatch watch;
   SolverStats st;
   gs_ = o_.xpbd.gauss_seidel;
   // every step starts from zero impulses (no warm start at position level: solvers/README.md)
@@ -579,7 +578,7 @@ SolverStats Solver::run() {
   // There is no linear map v = A lambda + b at position level, so the FCLib merit does not apply;
   // the constraint error stands in for it (solvers/README.md).
   st.merit = st.residual;
-  st.time_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  st.time_ms = watch.ms();
   return st;
 }
 

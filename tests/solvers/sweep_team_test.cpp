@@ -1,6 +1,6 @@
 // The colour-stage team of parallel Gauss-Seidel (solvers/src/sweep_team.h): every item of every
 // stage runs exactly once whatever the thread count, stages never overlap, and a team whose
-// helpers never get a thread still finishes (the caller takes every block).
+// helpers never get a thread still finishes (the caller does the work).
 #include "../../solvers/src/sweep_team.h"
 #include "../../solvers/src/thread_scratch.h"
 
@@ -16,8 +16,8 @@
 namespace coulomb {
 namespace {
 
-// Runs `stages` stages of varying length; each item counts its visits, and a stage checks that
-// the previous one is complete when it starts (the barrier between colours).
+// Runs `stages` passes (team_pass) of varying length; each item counts its visits, and a pass
+// checks that the previous one is complete when it starts.
 void run_stages(detail::SweepTeam& team, int stages, std::vector<int>& member_items) {
   member_items.assign(std::size_t(team.size()), 0);
   std::vector<std::atomic<int>> visits(4096);
@@ -25,14 +25,14 @@ void run_stages(detail::SweepTeam& team, int stages, std::vector<int>& member_it
   int expected_done = 0;
   std::atomic<int> done{0};
   for (int s = 0; s < stages; ++s) {
-    const int n = 1 + (s * 977) % 4096, block = 1 + s % 40;
+    const int n = 1 + (s * 977) % 4096;
     for (auto& v : visits) v.store(0, std::memory_order_relaxed);
     auto f = [&](int begin, int end, int member) {
       ASSERT_EQ(done.load(), expected_done) << "stage " << s << " started before the previous one ended";
       for (int i = begin; i < end; ++i) visits[std::size_t(i)].fetch_add(1, std::memory_order_relaxed);
       per_member[std::size_t(member)].value += end - begin;
     };
-    team.run(0, n, block, f);
+    detail::team_pass(team, n, f);
     for (int i = 0; i < 4096; ++i) ASSERT_EQ(visits[std::size_t(i)].load(), i < n ? 1 : 0) << "stage " << s << " item " << i;
     done.store(expected_done += n);
   }
@@ -73,8 +73,8 @@ TEST(SweepTeam, EveryItemOfEveryStageRunsOnceOnAnyThreadCount) {
 }
 
 // Helpers started inside an arena of one thread never run while the caller works: the caller
-// must take every block rather than wait for them.
-TEST(SweepTeam, HelpersThatNeverStartLeaveTheirBlocksToTheCaller) {
+// must take every item rather than wait for them.
+TEST(SweepTeam, HelpersThatNeverStartLeaveTheWorkToTheCaller) {
   tbb::task_arena one(1);
   one.execute([] {
     detail::SweepTeam team(4);
@@ -87,7 +87,7 @@ TEST(SweepTeam, HelpersThatNeverStartLeaveTheirBlocksToTheCaller) {
 
 // run_phases (the colours of a sweep): once every helper has started, each member runs its own
 // share of every phase, and no member starts a phase before all have finished the one before;
-// stages of run() in between still run every item once.
+// passes in between still run every item once.
 TEST(SweepTeam, PhasesRunInOrderWithABarrierBetweenThem) {
   for (const int threads : {2, 3}) {
     const int rounds = threads == 2 ? 200 : 20;
