@@ -123,13 +123,21 @@ TEST(CrMlcpLong, FullSeed004ScenesStayCollisionFree) {
 }
 
 // The full pyramid: most steps run out of the 3000 CR iterations (16/50 converged, measured); the
-// World's CCD of such an unconverged end (engine/src/world_position.cpp) takes every DOF back to
+// World's CCD of such an unconverged end (engine/src/position_stages.cpp) takes every DOF back to
 // 0.8 of the earliest time of impact. Before that fallback: 27392 intersecting pairs over 50 steps
 // from step 23; with it: 0 (measured).
 TEST(CrMlcpLong, FullSoftPyramidStaysCollisionFree) {
   const SceneRun r = run_checked("scenes/soft_pyramid.json", 50, true);
   EXPECT_EQ(r.steps, 50);
   EXPECT_EQ(r.intersections, 0);
+}
+
+// The soft stack over its whole duration (400 steps): every step meets the tolerances within the
+// 3000 CR iterations, so the unconverged-step fallback never runs.
+TEST(CrMlcpLong, FullSoftStackConvergesOnEveryStep) {
+  const SceneRun r = run_checked("scenes/soft_stack.json", 400, false);
+  EXPECT_EQ(r.steps, 400);
+  EXPECT_EQ(r.converged, r.steps);
 }
 #else
 // Collision free after every step, checked with the intersection checker over every
