@@ -219,27 +219,8 @@ TEST(CrMlcp, SoftBlockRestsAndFullNeedsFewerIterationsThanDiag) {
 // turning and the contacts carry its weight.
 TEST(CrMlcp, RigidBoxRestsOnRedundantContacts) {
   for (CrPreconditioner pc : {CrPreconditioner::Diag, CrPreconditioner::Full}) {
-    PositionProblem p;
-    const double a = 0.5, h = 0.01;
-    p.dt = h;
-    p.inv_mass = {1.0};
-    p.inv_inertia = {Vec3::Constant(1.0 / (2.0 * a * a / 3.0))};
-    p.v = {Vec3(0, 0, -kG * h)};
-    p.w = {Vec3::Zero()};
-    p.x0 = {Vec3(0, 0, a)};
-    p.q0 = {Quat::Identity()};
-    p.x = {Vec3(0, 0, a) + h * p.v[0]};
-    p.q = {Quat::Identity()};
-    for (double sx : {-a, a})
-      for (double sy : {-a, a}) {
-        PbdContact c;
-        c.a.anchor = Vec3(sx, sy, 0);
-        c.b.rigid = 0;
-        c.b.anchor = Vec3(sx, sy, -a);
-        c.normal = Vec3::UnitZ();
-        c.mu = 0.5;
-        p.contacts.push_back(c);
-      }
+    const double a = 0.5, h = 0.01;  // test::box_on_corners' half-edge and step
+    PositionProblem p = test::box_on_corners(h);
     const SolverOptions o = options(pc);
     const SolverStats st = solve_cr_mlcp(p, o);
     EXPECT_TRUE(st.converged) << to_string(pc) << " " << st.iterations << " residual " << st.residual;
