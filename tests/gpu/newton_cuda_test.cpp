@@ -12,18 +12,7 @@ namespace coulomb::newton_cuda_test {
 namespace {
 
 using test::box_on_corners;
-
-SolverOptions options(NcpFunction f, NewtonLinear lin) {
-  SolverOptions o;
-  o.max_iterations = 100;
-  o.rel_tol = 0.0;
-  o.newton.ncp = f;
-  o.newton.linear = lin;
-  o.newton.linear_tol = 1e-10;
-  o.newton.linear_iterations = 200;
-  o.newton.device = ComputeDevice::Cpu;
-  return o;
-}
+using test::newton_options;
 
 SolverStats solve(PositionProblem& p, const SolverOptions& o) { return find_solver("newton-pcr")->solve_position(p, o); }
 
@@ -33,7 +22,7 @@ TEST(NewtonPcr, CudaRestsTheBoxLikeTheCpu) {
   if (!gpu::cuda_available()) GTEST_SKIP() << "no CUDA device here";
   for (NewtonLinear lin : {NewtonLinear::Pcr, NewtonLinear::Cg}) {
     PositionProblem pc = box_on_corners(0.01), pg = box_on_corners(0.01);
-    SolverOptions o = options(NcpFunction::FischerBurmeister, lin);
+    SolverOptions o = newton_options(NcpFunction::FischerBurmeister, lin);
     o.abs_tol = 1e-8;
     const SolverStats sc = solve(pc, o);
     o.newton.device = ComputeDevice::Cuda;

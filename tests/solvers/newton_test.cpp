@@ -15,28 +15,16 @@ namespace {
 
 using test::kG;
 
-SolverOptions options(NcpFunction f = NcpFunction::FischerBurmeister, NewtonLinear lin = NewtonLinear::Pcr) {
-  SolverOptions o;
-  o.max_iterations = 100;
-  o.abs_tol = 1e-10;
-  o.rel_tol = 0.0;
-  o.newton.ncp = f;
-  o.newton.linear = lin;
-  o.newton.linear_tol = 1e-10;
-  o.newton.linear_iterations = 200;
-  o.newton.device = ComputeDevice::Cpu;
-  return o;
-}
-
 SolverStats solve(PositionProblem& p, const SolverOptions& o) { return find_solver("newton-pcr")->solve_position(p, o); }
 
 using test::box_on_corners;
+using test::newton_options;
 using test::particle_on_plane;
 
 TEST(NewtonPcr, ContactHoldsTheParticleOnThePlane) {
   for (NcpFunction f : {NcpFunction::FischerBurmeister, NcpFunction::MinMap}) {
     PositionProblem p = particle_on_plane(Vec3::Zero(), 0.0, 0.01);
-    const SolverStats st = solve(p, options(f));
+    const SolverStats st = solve(p, newton_options(f));
     EXPECT_TRUE(st.converged);
     EXPECT_NEAR(p.px[0].z(), 0.0, 1e-10);
     EXPECT_NEAR(p.pv[0].z(), 0.0, 1e-8);
@@ -52,7 +40,7 @@ TEST(NewtonPcr, FrictionIsExactAndIsotropic) {
   for (NcpFunction f : {NcpFunction::FischerBurmeister, NcpFunction::MinMap})
     for (const Vec3& dir : {Vec3(1, 0, 0), Vec3(1, 1, 0).normalized(), Vec3(-0.3, 0.8, 0).normalized()}) {
       PositionProblem p = particle_on_plane(0.2 * dir, mu, h);
-      const SolverStats st = solve(p, options(f));
+      const SolverStats st = solve(p, newton_options(f));
       EXPECT_TRUE(st.converged) << st.residual;
       const Vec3 v = p.pv[0];
       EXPECT_NEAR(v.z(), 0.0, 1e-8);
@@ -61,7 +49,7 @@ TEST(NewtonPcr, FrictionIsExactAndIsotropic) {
       const Vec3& P = p.contact_impulse[0];
       EXPECT_NEAR(std::hypot(P[1], P[2]), mu * P[0], 1e-8);  // sliding: on the cone
       PositionProblem slow = particle_on_plane(0.01 * dir, mu, h);
-      EXPECT_TRUE(solve(slow, options(f)).converged);
+      EXPECT_TRUE(solve(slow, newton_options(f)).converged);
       EXPECT_NEAR(slow.pv[0].norm(), 0.0, 1e-8);  // sticking: inside the cone
       EXPECT_LT(std::hypot(slow.contact_impulse[0][1], slow.contact_impulse[0][2]), mu * slow.contact_impulse[0][0]);
     }
@@ -70,7 +58,7 @@ TEST(NewtonPcr, FrictionIsExactAndIsotropic) {
 TEST(NewtonPcr, RedundantContactsRestTheBoxWithEveryLinearSolver) {
   for (NewtonLinear lin : {NewtonLinear::Pcr, NewtonLinear::Cg, NewtonLinear::GaussSeidel, NewtonLinear::Direct}) {
     PositionProblem p = box_on_corners(0.01);
-    SolverOptions o = options(NcpFunction::FischerBurmeister, lin);
+    SolverOptions o = newton_options(NcpFunction::FischerBurmeister, lin);
     o.abs_tol = 1e-8;
     const SolverStats st = solve(p, o);
     EXPECT_TRUE(st.converged) << to_string(lin) << " residual " << st.residual;
@@ -118,7 +106,7 @@ TEST(NewtonPcr, CompliantAttachmentStretchesByWeightTimesCompliance) {
   a.particle = 0;
   a.compliance = alpha;  // target: the world origin
   p.attachments = {a};
-  const SolverStats st = solve(p, options());
+  const SolverStats st = solve(p, newton_options());
   EXPECT_TRUE(st.converged);
   EXPECT_NEAR(p.px[0].z(), stretched.z(), 1e-9);
   EXPECT_NEAR(p.attachment_impulse[0][2], 2.0 * kG * h, 1e-9);
@@ -145,7 +133,7 @@ TEST(NewtonPcr, HeavyPairIsExactWithEveryScaling) {
     pair.b.weight = Vec3(1, 0, 0);
     ground.mu = pair.mu = 0.5;
     p.contacts = {ground, pair};
-    SolverOptions o = options();
+    SolverOptions o = newton_options();
     o.newton.scaling = sc;
     const SolverStats st = solve(p, o);
     EXPECT_TRUE(st.converged) << to_string(sc);

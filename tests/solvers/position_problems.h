@@ -2,10 +2,25 @@
 // solvers (xpbd_test.cpp, newton_test.cpp, tests/gpu/newton_cuda_test.cpp).
 #pragma once
 #include <coulomb/position_problem.h>
+#include <coulomb/solver_options.h>
 
 namespace coulomb::test {
 
 inline constexpr double kG = 9.81;
+
+// newton-pcr to tight tolerances on the CPU, for problems with known answers.
+inline SolverOptions newton_options(NcpFunction f = NcpFunction::FischerBurmeister, NewtonLinear lin = NewtonLinear::Pcr) {
+  SolverOptions o;
+  o.max_iterations = 100;
+  o.abs_tol = 1e-10;
+  o.rel_tol = 0.0;
+  o.newton.ncp = f;
+  o.newton.linear = lin;
+  o.newton.linear_tol = 1e-10;
+  o.newton.linear_iterations = 200;
+  o.newton.device = ComputeDevice::Cpu;
+  return o;
+}
 
 // A unit-mass particle at rest on the plane z = 0 (a world contact point at the origin),
 // predicted one step of free fall below it, with a tangential velocity vt.
