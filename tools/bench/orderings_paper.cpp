@@ -21,12 +21,12 @@
 //
 // Writes one CSV row per problem and ordering (--csv) and prints it as a table.
 #include <coulomb/fclib_io.h>
+#include <coulomb/timer.h>
 
 #include <CLI/CLI.hpp>
 #include <Eigen/Dense>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -37,7 +37,6 @@ namespace {
 
 using Dense = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using Vec = Eigen::VectorXd;
-using Clock = std::chrono::steady_clock;
 
 struct Problem {
   std::string name;
@@ -167,7 +166,7 @@ Run run(const Problem& P, Ordering ord, int iterations) {
   double elapsed = 0.0;
   int last_set = -1;  // GSP: 0 normal, 1 friction
   for (int it = 0; it < iterations; ++it) {
-    const auto t0 = Clock::now();
+    const coulomb::Stopwatch watch;
     if (ord == Ordering::Pgs) {
       pgs_sweep(P, lambda);
     } else if (ord == Ordering::Esp) {
@@ -191,7 +190,7 @@ Run run(const Problem& P, Ordering ord, int iterations) {
       }
       last_set = set;
     }
-    elapsed += std::chrono::duration<double>(Clock::now() - t0).count();
+    elapsed += watch.seconds();
     if (ord != Ordering::Pgs) lambda = join(s, nc);
     theta_shares(P, lambda, tn, tf);
     out.theta.push_back(tn + tf);
