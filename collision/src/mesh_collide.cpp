@@ -101,7 +101,7 @@ struct PolytopeView {
   const Vec3* edges;
   int ne;
   Vec3 centre;
-  bool two_sided = false;  // nf == 2 and faces[1] == -faces[0]
+  bool two_sided = false;               // nf == 2 and faces[1] == -faces[0]
   double face_lo = 0.0, face_hi = 0.0;  // two_sided: range(faces[0]) of its own vertices
   // half the diagonal of the vertices' box
   double half_diagonal() const {
@@ -129,7 +129,7 @@ struct WorldTriangle {
   Vec3 centre = Vec3::Zero();
   Vec3 lo = Vec3::Zero(), hi = Vec3::Zero();
   double face_lo = 0.0, face_hi = 0.0;  // its vertices along faces[0]
-  std::uint64_t stamp = 0;  // mesh_mesh: the call that set this slot
+  std::uint64_t stamp = 0;              // mesh_mesh: the call that set this slot
   void set(const TriMesh& m, int t, const Pose& pose) {
     const auto& tri = m.triangles[std::size_t(t)];
     for (std::size_t i = 0; i < 3; ++i) v[i] = pose.apply(m.vertices[std::size_t(tri[i])]);
@@ -169,7 +169,9 @@ struct WorldPolytope {
     for (Vec3& e : edges) e = pose.rotate(e);
     centre = pose.p;
   }
-  PolytopeView view() const { return {v.data(), int(v.size()), faces.data(), int(faces.size()), edges.data(), int(edges.size()), centre}; }
+  PolytopeView view() const {
+    return {v.data(), int(v.size()), faces.data(), int(faces.size()), edges.data(), int(edges.size()), centre};
+  }
 };
 
 // Per-thread buffers of the mesh pairs, kept between calls so that the narrowphase does not
@@ -329,7 +331,8 @@ void cap_depth(std::vector<ContactPoint>& out, std::size_t first, double depth) 
 
 }  // namespace
 
-void mesh_convex(const ShapeLibrary& lib, const Placed& a, const Placed& b, double env, std::vector<ContactPoint>& out) {
+void mesh_convex(const ShapeLibrary& lib, const Placed& a, const Placed& b, double env,
+                 std::vector<ContactPoint>& out) {
   if (!a.shape.mesh) return;
   const TriMesh& m = *a.shape.mesh;
   // b's exact kDOP in the mesh frame from its support mapping
@@ -461,7 +464,8 @@ struct MeshMeshPair {
       const WorldTriangle &wa = world(scratch.world_a, ma, i, a.pose), &wb = world(scratch.world_b, mb, j, b.pose);
       // leaves hold several triangles: cull the pair by the triangles' own boxes first
       double box_overlap = std::numeric_limits<double>::infinity();
-      for (int k = 0; k < 3; ++k) box_overlap = std::min(std::min(box_overlap, wa.hi[k] - wb.lo[k]), wb.hi[k] - wa.lo[k]);
+      for (int k = 0; k < 3; ++k)
+        box_overlap = std::min(std::min(box_overlap, wa.hi[k] - wb.lo[k]), wb.hi[k] - wa.lo[k]);
       if (keep(box_overlap, env)) candidates.push_back({e, std::min(box_overlap, max_depth) + max_depth});
     }
     const std::size_t cap = std::size_t(kMaxTrianglePairs);
@@ -475,8 +479,8 @@ struct MeshMeshPair {
       const double floor = kept.size() == cap ? rank(kept.front().pen.depth) : -std::numeric_limits<double>::infinity();
       if (bound < floor) continue;
       const auto [i, j] = pairs[e];
-      const Penetration pen = polytope_sat(scratch.world_a[std::size_t(i)].view(), scratch.world_b[std::size_t(j)].view(), scale,
-                                           env, floor, max_depth);
+      const Penetration pen = polytope_sat(scratch.world_a[std::size_t(i)].view(),
+                                           scratch.world_b[std::size_t(j)].view(), scale, env, floor, max_depth);
       if (!keep(pen.depth, env)) continue;
       // a pair to which step 2 gives no point takes no place: its axis is not kept and the
       // triangles face the same way (two flush sides of stacked blocks, 1e-4 m apart, would take

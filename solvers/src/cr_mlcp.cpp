@@ -203,9 +203,7 @@ void CrMlcp::duplicate_scaling() {
       for (int i = 0; i < 3; ++i)
         if (s->particle[std::size_t(i)] >= 0 && s->weight[i] != 0.0) f(s->particle[std::size_t(i)], s->weight[i]);
   };
-  const auto rigid_pair = [](const ContactConstraint& c) {
-    return std::minmax(c.a.rigid, c.b.rigid);
-  };
+  const auto rigid_pair = [](const ContactConstraint& c) { return std::minmax(c.a.rigid, c.b.rigid); };
   for (std::size_t k = 0; k < nc; ++k) {
     const ContactConstraint& c = contacts_[k];
     bool soft = false;
@@ -231,8 +229,7 @@ void CrMlcp::duplicate_scaling() {
     double z = 1.0;
     if (soft)
       for (const auto& [other, s] : shared) z += s;
-    else
-      z = double(rigid_pairs[rigid_pair(c)]);
+    else z = double(rigid_pairs[rigid_pair(c)]);
     cs_[k].Z = z;
   }
 }
@@ -370,8 +367,7 @@ void CrMlcp::store(const Vec& y) {
   p_.size_impulses();
   for (std::size_t k = 0; k < contacts_.size(); ++k) {
     const int n = contact_row_[k];
-    p_.contact_impulse[k] =
-        Vec3(y[n_ + n], y[n_ + n + 1] + cs_[k].gamma_hat[0], y[n_ + n + 2] + cs_[k].gamma_hat[1]);
+    p_.contact_impulse[k] = Vec3(y[n_ + n], y[n_ + n + 1] + cs_[k].gamma_hat[0], y[n_ + n + 2] + cs_[k].gamma_hat[1]);
   }
   for (auto& e : p_.element_impulse) e.setZero();  // FEM is in A, not in constraint rows
   for (std::size_t k = 0; k < p_.attachments.size(); ++k)
@@ -434,8 +430,8 @@ SolverStats CrMlcp::run() {
       }
     } else {
       const double alpha = zBz / den;  // line 9
-      y_ += alpha * p_dir_;             // line 10
-      r_ -= alpha * Bp_;                // line 11
+      y_ += alpha * p_dir_;            // line 10
+      r_ -= alpha * Bp_;               // line 11
       ru_ -= alpha * Ap_;
       ++it;
       const double ratio = r_.norm() / (eps1_ * dnorm_);

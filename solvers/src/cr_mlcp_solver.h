@@ -2,8 +2,8 @@
 // states of Algorithm 2, the gap measurement, normal updates and new collisions of lines 23-27).
 // Internal to solvers/src.
 #pragma once
-#include <coulomb/cr_mlcp.h>
 #include <coulomb/constraints.h>
+#include <coulomb/cr_mlcp.h>
 #include <coulomb/integrators.h>
 #include <coulomb/merit.h>
 #include <coulomb/solver.h>
@@ -21,16 +21,16 @@ enum class Friction : std::uint8_t { None, Static, Kinetic };
 
 struct Row {
   RowKind kind = RowKind::Bilateral;
-  int contact = -1;  // contact index of normal and friction rows
-  double c = 0.0;    // right-hand side (unit: m/s or rad/s)
-  double D = 0.0;    // compliance / h^2
-  double S = 0.0;    // S_d entry (Z J A_d^-1 J^T + D)
+  int contact = -1;       // contact index of normal and friction rows
+  double c = 0.0;         // right-hand side (unit: m/s or rad/s)
+  double D = 0.0;         // compliance / h^2
+  double S = 0.0;         // S_d entry (Z J A_d^-1 J^T + D)
   double mobility = 0.0;  // J M^-1 J^T: how far an impulse moves the row over a step, per h
-  double value = 0.0;  // C at the linearisation point
+  double value = 0.0;     // C at the linearisation point
   // unilateral rows: the value an active row moves C to over the step (CrMlcp::linearise)
   double want = 0.0;
   double lo = 0.0, hi = 0.0;  // RowKind::Actuator rows: the impulse bounds, force bounds times h
-  int e0 = 0, e1 = 0;  // entries
+  int e0 = 0, e1 = 0;         // entries
 };
 
 struct ContactState {
@@ -39,7 +39,7 @@ struct ContactState {
   double lambda_hat = 0.0;         // estimate of the normal impulse (SMA, Algorithm 3)
   double history[2] = {0.0, 0.0};  // the last two normal impulses (n = 2)
   int history_size = 0;
-  Vec2 gamma_hat = Vec2::Zero();   // kinetic friction impulse on the right-hand side
+  Vec2 gamma_hat = Vec2::Zero();  // kinetic friction impulse on the right-hand side
   double Z = 1.0;
 };
 
@@ -66,9 +66,9 @@ class CrMlcp {
   void linearise(const Vec* vstar);
   void start_configuration();
   void recompute(const Vec& y);  // Algorithm 1 lines 19-21
-  bool measure(const Vec& y);     // line 27: true if the linear model is off somewhere
-  bool new_collisions();          // line 25: contacts from the candidate lists; true if any were added
-  int update_normals();           // eq. 21: contact normals from the geometry at x(v), turned at most 15 degrees
+  bool measure(const Vec& y);    // line 27: true if the linear model is off somewhere
+  bool new_collisions();         // line 25: contacts from the candidate lists; true if any were added
+  int update_normals();          // eq. 21: contact normals from the geometry at x(v), turned at most 15 degrees
   void duplicate_scaling();
   void precompute_S();
   double row_dot(int r, const Vec& v) const {
@@ -117,7 +117,7 @@ class CrMlcp {
   // its impulse, the bound, which leaves the system for the right-hand side as kinetic
   // friction's does; 0 while the row is active
   std::vector<double> saturated_;
-  std::vector<std::uint8_t> at_bound_;  // (rows) 1 while saturated_ holds the row's impulse
+  std::vector<std::uint8_t> at_bound_;      // (rows) 1 while saturated_ holds the row's impulse
   int joint_end_row(std::size_t k) const {  // one past joint k's last row
     return k + 1 < joint_row_.size() ? joint_row_[k + 1] : (attachment_row_.empty() ? m_ : attachment_row_[0]);
   }

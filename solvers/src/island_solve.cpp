@@ -17,7 +17,8 @@ namespace coulomb {
 
 void extract_island_problem(const ContactProblem& global, const Islands& islands, int island, ContactProblem& out) {
   const auto i = std::size_t(island);
-  const auto b0 = islands.bodies.begin() + islands.body_start[i], b1 = islands.bodies.begin() + islands.body_start[i + 1];
+  const auto b0 = islands.bodies.begin() + islands.body_start[i],
+             b1 = islands.bodies.begin() + islands.body_start[i + 1];
   const auto local = [&](int body) { return int(std::lower_bound(b0, b1, body) - b0); };
   out.inv_mass.clear();
   out.inv_inertia.clear();
@@ -95,14 +96,16 @@ struct IslandRun {
     for (std::size_t k = 0; k < part.lambda.size(); ++k) part.lambda[k] = solution.lambda[std::size_t(contacts[k])];
     const bool joints = !solution.joint_lambda.empty();
     part.joint_lambda.resize(joints ? std::size_t(sub.joints.rows()) : 0);  // a kept part may hold an earlier call's
-    if (joints) for_joint_rows(i, [&](std::size_t l, std::size_t g) { part.joint_lambda[l] = solution.joint_lambda[g]; });
+    if (joints)
+      for_joint_rows(i, [&](std::size_t l, std::size_t g) { part.joint_lambda[l] = solution.joint_lambda[g]; });
     SolverOptions o = opt;
     if (isl != plan.threads_island) o.threads = 1;
     part.response.clear();  // a kept part may hold an earlier call's
     stats[i] = solve(sub, o, part);
     // islands own disjoint contacts: the scatter writes never collide
     for (std::size_t k = 0; k < part.lambda.size(); ++k) solution.lambda[std::size_t(contacts[k])] = part.lambda[k];
-    if (joints) for_joint_rows(i, [&](std::size_t l, std::size_t g) { solution.joint_lambda[g] = part.joint_lambda[l]; });
+    if (joints)
+      for_joint_rows(i, [&](std::size_t l, std::size_t g) { solution.joint_lambda[g] = part.joint_lambda[l]; });
     // the responses of the island's own bodies (the fixed ones it lists are shared with other
     // islands, and move with no impulse: their entries stay zero)
     if (part.response.size() != std::size_t(sub.num_bodies())) {
@@ -111,7 +114,8 @@ struct IslandRun {
     }
     for (int e = islands.body_start[i]; e < islands.body_start[i + 1]; ++e) {
       const auto body = std::size_t(islands.bodies[std::size_t(e)]);
-      if (islands.body_island[body] == isl) solution.response[body] = part.response[std::size_t(e - islands.body_start[i])];
+      if (islands.body_island[body] == isl)
+        solution.response[body] = part.response[std::size_t(e - islands.body_start[i])];
     }
   }
 };
@@ -148,7 +152,8 @@ SolverStats solve_islands(SolveFn solve, const ContactProblem& problem, const Is
   });
   if (large_last) run.solve_island(large);
 
-  if (std::find(run.kept_response.begin(), run.kept_response.end(), 0) != run.kept_response.end()) solution.response.clear();
+  if (std::find(run.kept_response.begin(), run.kept_response.end(), 0) != run.kept_response.end())
+    solution.response.clear();
   SolverStats all = detail::merge_island_stats(run.stats, opt.record_history);
   all.merit = opt.evaluate_merit ? fclib_merit(problem, solution) : std::numeric_limits<double>::quiet_NaN();
   all.time_ms = watch.ms();

@@ -55,11 +55,11 @@ using Vec = Eigen::VectorXd;
 // The local problem in flat arrays: 3 rows per contact (normal, t, s); torsion rows dropped.
 struct Local {
   int nc = 0, m = 0;
-  SpMat W;             // (m x m), every diagonal entry stored
-  SpMat Wsym;          // (W + W^T) / 2, every diagonal entry stored
-  Vec q;               // (m)
+  SpMat W;                 // (m x m), every diagonal entry stored
+  SpMat Wsym;              // (W + W^T) / 2, every diagonal entry stored
+  Vec q;                   // (m)
   std::vector<double> mu;  // (nc)
-  Vec rho;             // (m) r-factor of each row (eq. 66): W_nn for normal rows, (W_tt + W_ss) / 2 for friction rows
+  Vec rho;  // (m) r-factor of each row (eq. 66): W_nn for normal rows, (W_tt + W_ss) / 2 for friction rows
   double merit_scale = 1.0;  // 1 + sqrt(||q||), the FCLib merit's denominator
 };
 
@@ -123,7 +123,7 @@ double merit_of(const Local& L, const Vec& r, const Vec& u) {
 // The residual phi(r) and the blocks of its Jacobian blockdiag(A) W + blockdiag(B) (seed 003
 // eq. 53-59 with the velocity-level contact condition 0 <= u_n _|_ r_n >= 0 of a local problem).
 struct Residual {
-  Vec phi;                // (m)
+  Vec phi;                 // (m)
   std::vector<Mat3> A, B;  // (nc) d phi_k / d u_k, d phi_k / d r_k
 };
 
@@ -336,9 +336,9 @@ class NewtonSystem {
   double eps_ = 0.0;
   std::vector<char> fixed_;
   SpMat J_, S_;
-  std::vector<std::vector<int>> cols_;   // (nc) columns of block row k of J
+  std::vector<std::vector<int>> cols_;    // (nc) columns of block row k of J
   std::vector<std::vector<Vec3>> wvals_;  // (nc) W's three rows of contact k at those columns
-  std::vector<int> pos_;                 // J's value index of each (contact, column, row)
+  std::vector<int> pos_;                  // J's value index of each (contact, column, row)
   Eigen::SparseLU<SpMat, Eigen::COLAMDOrdering<int>> lu_;
   Eigen::SimplicialLDLT<SpMat, Eigen::Lower, Eigen::AMDOrdering<int>> ldlt_;
   bool lu_analyzed_ = false, ldlt_analyzed_ = false;
@@ -411,8 +411,8 @@ constexpr double kStallRhoFactor = 0.5;
 
 // The damped step r + t dr (s.8.1) into trial, u_trial and R_trial; with line_search, t is halved
 // while ||phi|| does not decrease from ||phi(r)||^2 = theta
-void damped_step(const Local& L, const Formulation& f, const NewtonFclibOptions& o, const Vec& r, const Vec& dr, double theta,
-                 Vec& trial, Vec& u_trial, Residual& R_trial) {
+void damped_step(const Local& L, const Formulation& f, const NewtonFclibOptions& o, const Vec& r, const Vec& dr,
+                 double theta, Vec& trial, Vec& u_trial, Residual& R_trial) {
   const auto at = [&](double t) {
     trial = r + t * dr;
     u_trial = L.W * trial + L.q;

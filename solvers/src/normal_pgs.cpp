@@ -28,7 +28,8 @@ using detail::SweepMax;
 
 // The kernel: one packed row's PGS step (pgs_kernel.h normal_row_step, seed 001 eq. 16-17 for
 // r = 0), its response added to both bodies (seed 000 eq. 26).
-COULOMB_HOT_INLINE void normal_update(const NormalRow& r, double& x_ref, std::vector<Vec6>& w, double sor, SweepMax& m) {
+COULOMB_HOT_INLINE void normal_update(const NormalRow& r, double& x_ref, std::vector<Vec6>& w, double sor,
+                                      SweepMax& m) {
   if (!(r.a_nn > 0.0)) return;  // a row no body can respond to
   Vec6& wa = w[std::size_t(r.body_a)];
   Vec6& wb = w[std::size_t(r.body_b)];
@@ -39,7 +40,9 @@ COULOMB_HOT_INLINE void normal_update(const NormalRow& r, double& x_ref, std::ve
   if (d != 0.0) r.add_responses(d, wa, wb);
 }
 
-bool sweep_met_tolerance(const SweepMax& m, const SolverOptions& opt) { return detail::small_step(m, opt.abs_tol, opt.rel_tol); }
+bool sweep_met_tolerance(const SweepMax& m, const SolverOptions& opt) {
+  return detail::small_step(m, opt.abs_tol, opt.rel_tol);
+}
 
 // Theta (seed 001 eq. 22-23) and whether a row is unresolved or not finite, summed contact by
 // contact in the order they are added: normal_final_terms's pass, or the windowed sweeps' closing
@@ -64,8 +67,8 @@ struct NormalTerms {
 };
 
 // NormalTerms over the contacts list[0..n) of p (all of them, in order, when list is null).
-void normal_final_terms(const NormalProblem& p, const int* list, int n, const SolverOptions& opt, const std::vector<double>& l,
-                        const std::vector<Vec6>& w, SolverStats& stats) {
+void normal_final_terms(const NormalProblem& p, const int* list, int n, const SolverOptions& opt,
+                        const std::vector<double>& l, const std::vector<Vec6>& w, SolverStats& stats) {
   NormalTerms terms;
   for (int e = 0; e < n; ++e) {
     const std::size_t k = list ? std::size_t(list[e]) : std::size_t(e);
@@ -78,8 +81,8 @@ void normal_final_terms(const NormalProblem& p, const int* list, int n, const So
 // the impulses l and their response w, to pgs's stopping test; then Theta over them (seed 001
 // eq. 22-23) and whether a row is unresolved (final_terms). Writes l and w only at those
 // contacts and their bodies with inverse mass.
-SolverStats normal_sweeps(const NormalProblem& p, const int* list, int n, const SolverOptions& opt, std::vector<double>& l,
-                          std::vector<Vec6>& w) {
+SolverStats normal_sweeps(const NormalProblem& p, const int* list, int n, const SolverOptions& opt,
+                          std::vector<double>& l, std::vector<Vec6>& w) {
   SolverStats stats;
   stats.converged = n == 0;
   const double loop_start = detail::process_cpu_ms();
@@ -120,8 +123,10 @@ SolverStats frictionless_pgs(const ContactProblem& p, const SolverOptions& opt, 
     const auto i = std::size_t(k);
     const ContactRows& c = p.rows[i];
     NormalRow& n = packed.rows[i];
-    const Vec3 minv_a = kept ? Vec3(p.angular[i].a.col(0)) : Vec3(p.inv_inertia[std::size_t(p.body_a[i])] * c.ang_a.row(0).transpose());
-    const Vec3 minv_b = kept ? Vec3(p.angular[i].b.col(0)) : Vec3(p.inv_inertia[std::size_t(p.body_b[i])] * c.ang_b.row(0).transpose());
+    const Vec3 minv_a =
+        kept ? Vec3(p.angular[i].a.col(0)) : Vec3(p.inv_inertia[std::size_t(p.body_a[i])] * c.ang_a.row(0).transpose());
+    const Vec3 minv_b =
+        kept ? Vec3(p.angular[i].b.col(0)) : Vec3(p.inv_inertia[std::size_t(p.body_b[i])] * c.ang_b.row(0).transpose());
     for (int j = 0; j < 3; ++j) {
       n.lin[j] = c.lin(0, j);
       n.ang_a[j] = c.ang_a(0, j);
@@ -140,9 +145,10 @@ SolverStats frictionless_pgs(const ContactProblem& p, const SolverOptions& opt, 
   }
   std::vector<Vec6>& w = sol.response;
   p.body_impulse_response(lambda, w);  // the operator's reset; the sweeps keep it current
-  SolverStats stats = plan_sweep({SweepKernel::NormalPgs, nc, 0}, opt).schedule == SweepSchedule::Windowed
-                          ? banded_normal_sweeps(packed, nullptr, opt, l, w, sweep_limits::kNormalTile, sweep_limits::kNormalWindow)
-                          : normal_sweeps(packed, nullptr, nc, opt, l, w);
+  SolverStats stats =
+      plan_sweep({SweepKernel::NormalPgs, nc, 0}, opt).schedule == SweepSchedule::Windowed
+          ? banded_normal_sweeps(packed, nullptr, opt, l, w, sweep_limits::kNormalTile, sweep_limits::kNormalWindow)
+          : normal_sweeps(packed, nullptr, nc, opt, l, w);
   for (int k = 0; k < nc; ++k) lambda[std::size_t(k)][0] = l[std::size_t(k)];
   stats.time_ms = watch.ms();
   return stats;
@@ -165,8 +171,8 @@ SolverStats banded_normal_sweeps(const NormalProblem& p, const std::vector<int>*
   // the sides a sweep writes: from the islands (a body outside every island does not move) and
   // the body ids kept beside the rows where they are given, which saves reading every row
   std::vector<int> a(static_cast<std::size_t>(nc)), b(static_cast<std::size_t>(nc));
-  const bool ids = body_island && body_island->size() == std::size_t(p.num_bodies) && p.body_a.size() == std::size_t(nc) &&
-                   p.body_b.size() == std::size_t(nc);
+  const bool ids = body_island && body_island->size() == std::size_t(p.num_bodies) &&
+                   p.body_a.size() == std::size_t(nc) && p.body_b.size() == std::size_t(nc);
   for (std::size_t k = 0; k < std::size_t(nc); ++k) {
     if (ids) {
       a[k] = (*body_island)[std::size_t(p.body_a[k])] >= 0 ? p.body_a[k] : -1;
@@ -191,7 +197,8 @@ SolverStats banded_normal_sweeps(const NormalProblem& p, const std::vector<int>*
         w = w0;
       },
       [&](int begin, int end, SweepMax& m) {
-        for (int x = begin; x < end; ++x) normal_update(p.rows[std::size_t(x)], lambda[std::size_t(x)], w, opt.pgs.sor, m);
+        for (int x = begin; x < end; ++x)
+          normal_update(p.rows[std::size_t(x)], lambda[std::size_t(x)], w, opt.pgs.sor, m);
       },
       [&](const SweepMax& m) { return sweep_met_tolerance(m, opt); },
       [&](int begin, int end) {
@@ -201,7 +208,7 @@ SolverStats banded_normal_sweeps(const NormalProblem& p, const std::vector<int>*
   stats.converged = stats.converged || run.converged;
   stats.contact_sweeps = double(nc) * stats.iterations;
   stats.sweep_ms = detail::process_cpu_ms() - loop_start;  // with the closing stage where it ran
-  if (run.closed) closing.finish(stats);  // Theta from the last wavefront's closing stage
+  if (run.closed) closing.finish(stats);                   // Theta from the last wavefront's closing stage
   else normal_final_terms(p, nullptr, nc, opt, lambda, w, stats);
   return stats;
 }
@@ -236,14 +243,14 @@ SolverStats solve_normal_pgs(const NormalProblem& p, const Islands* islands, con
   if (!islands || plan_islands(*islands, nc, opt.threads).whole) {
     if (plan_sweep({SweepKernel::NormalPgs, nc, 0}, opt).schedule == SweepSchedule::Windowed)
       stats = detail::banded_normal_sweeps(p, islands ? &islands->body_island : nullptr, opt, lambda, w,
-                                            sweep_limits::kNormalTile, sweep_limits::kNormalWindow);
-    else
-      stats = normal_sweeps(p, nullptr, nc, opt, lambda, w);
+                                           sweep_limits::kNormalTile, sweep_limits::kNormalWindow);
+    else stats = normal_sweeps(p, nullptr, nc, opt, lambda, w);
   } else {
     std::vector<SolverStats> part(static_cast<std::size_t>(ni));
     tbb::parallel_for(0, ni, [&](int i) {
       const int first = islands->contact_start[std::size_t(i)];
-      part[std::size_t(i)] = normal_sweeps(p, islands->contacts.data() + first, islands->contact_count(i), opt, lambda, w);
+      part[std::size_t(i)] =
+          normal_sweeps(p, islands->contacts.data() + first, islands->contact_count(i), opt, lambda, w);
     });
     stats = detail::merge_island_stats(part, false);
     stats.merit = std::numeric_limits<double>::quiet_NaN();

@@ -128,8 +128,8 @@ inline void prepare_final_terms(FinalTerms& out, std::size_t n, int members, boo
 
 // final_terms for the contacts [begin, end), by team member `member`
 template <class Op>
-void final_terms_of(const Op& op, const std::vector<Vec4>& lambda, bool with_merit, double tol, FinalTerms& out, int begin,
-                    int end, int member) {
+void final_terms_of(const Op& op, const std::vector<Vec4>& lambda, bool with_merit, double tol, FinalTerms& out,
+                    int begin, int end, int member) {
   bool outside = false;
   for (int k = begin; k < end; ++k) {
     const auto i = std::size_t(k);
@@ -155,8 +155,9 @@ template <class Op>
 void final_terms(detail::SweepTeam& team, const Op& op, const std::vector<Vec4>& lambda, bool with_merit, double tol,
                  FinalTerms& out) {
   prepare_final_terms(out, std::size_t(op.size()), team.size(), with_merit);
-  detail::team_pass(team, op.size(),
-                    [&](int begin, int end, int member) { final_terms_of(op, lambda, with_merit, tol, out, begin, end, member); });
+  detail::team_pass(team, op.size(), [&](int begin, int end, int member) {
+    final_terms_of(op, lambda, with_merit, tol, out, begin, end, member);
+  });
 }
 
 // Theta of the current iterate from the operator's current state (no reset): one pass.
@@ -181,7 +182,7 @@ struct PgsSchedule {
   const std::vector<Vec3>* point = nullptr;
   const ContactColoring* coloring = nullptr;  // with team: coloured
   detail::SweepTeam* team = nullptr;
-  const std::vector<int>* reach = nullptr;    // windowed
+  const std::vector<int>* reach = nullptr;  // windowed
 };
 
 // The permutation Pi of seed 001 section 5, once per solve (none for a coloured sweep)
@@ -207,8 +208,14 @@ class PgsSolve {
  public:
   PgsSolve(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std::vector<double>& joint_lambda,
            const PgsSchedule& schedule)
-      : op_(op), opt_(opt), lambda_(lambda), joint_lambda_(joint_lambda), schedule_(schedule), nc_(op.size()),
-        nj_(op.joint_rows()), team_(schedule.coloring && schedule.team ? *schedule.team : own_team_) {
+      : op_(op),
+        opt_(opt),
+        lambda_(lambda),
+        joint_lambda_(joint_lambda),
+        schedule_(schedule),
+        nc_(op.size()),
+        nj_(op.joint_rows()),
+        team_(schedule.coloring && schedule.team ? *schedule.team : own_team_) {
     if (!(opt.pgs.sor > 0.0 && opt.pgs.sor < 2.0))  // RowStep's h > 0 stands for A_rr > 0
       throw std::invalid_argument("pgs: the relaxation factor sor must lie in (0, 2)");
     detail::start_impulses(opt, nc_, nj_, lambda, joint_lambda);
@@ -225,11 +232,13 @@ class PgsSolve {
 
   SolverStats run() {
     stats_.converged = nc_ == 0 && nj_ == 0;
-    const double loop_start = nc_ > 0 ? detail::process_cpu_ms() : 0.0;  // a solve without contacts has no sweep cost to time
+    const double loop_start =
+        nc_ > 0 ? detail::process_cpu_ms() : 0.0;  // a solve without contacts has no sweep cost to time
     if (nc_ > 0 && opt_.pgs.ordering == PgsOrdering::Gsp) gsp_iterations();
     else if (schedule_.reach && nc_ > 0) windowed_iterations();
     else iterations();
-    stats_.sweep_ms = nc_ > 0 ? detail::process_cpu_ms() - loop_start : 0.0;  // with the windowed closing stage where it ran
+    stats_.sweep_ms =
+        nc_ > 0 ? detail::process_cpu_ms() - loop_start : 0.0;  // with the windowed closing stage where it ran
     stats_.contact_sweeps = double(nc_) * stats_.iterations;
     report();
     stats_.time_ms = watch_.ms();
@@ -237,12 +246,15 @@ class PgsSolve {
   }
 
  private:
-  bool small(double delta, double max_lambda) const { return detail::small_step({delta, max_lambda}, opt_.abs_tol, opt_.rel_tol); }
+  bool small(double delta, double max_lambda) const {
+    return detail::small_step({delta, max_lambda}, opt_.abs_tol, opt_.rel_tol);
+  }
   // the step test, or with merit_tol the FCLib merit every kMeritCheckInterval iterations (merit.h)
   bool stop(bool own_test) { return stopping_test_met(op_, lambda_, opt_.merit_tol, stats_.iterations, own_test); }
   // history: Theta after each iteration but the last, which is pushed from the final evaluation
   void record(int it) {
-    if (opt_.record_history && it + 1 < opt_.max_iterations) stats_.history.push_back(current_theta(op_, lambda_, kept_->velocity));
+    if (opt_.record_history && it + 1 < opt_.max_iterations)
+      stats_.history.push_back(current_theta(op_, lambda_, kept_->velocity));
   }
   JointSweep joints() { return op_.template sweep_joints<true>(joint_lambda_, joint_lambda_, 1.0); }
 
@@ -267,8 +279,8 @@ class PgsSolve {
 
   // GSP: one set's rows a sweep, the set with the larger share of Theta next (the file's top)
   void gsp_iterations() {
-    int set = 0;                      // 0: normal rows, 1: friction rows
-    int previous = -1;                // the set of the previous sweep if it met the stopping test
+    int set = 0;        // 0: normal rows, 1: friction rows
+    int previous = -1;  // the set of the previous sweep if it met the stopping test
     double set_max_lambda[2] = {0.0, 0.0};
     for (int it = 0; it < opt_.max_iterations; ++it) {
       theta_ = {};
@@ -276,7 +288,8 @@ class PgsSolve {
       const JointSweep j = joints();  // joints join every set sweep
       stats_.iterations = it + 1;
       set_max_lambda[set] = s.lambda;  // the other set is unchanged since its last sweep
-      const bool met = small(std::max(s.delta, j.max_delta), std::max({set_max_lambda[0], set_max_lambda[1], j.max_lambda}));
+      const bool met =
+          small(std::max(s.delta, j.max_delta), std::max({set_max_lambda[0], set_max_lambda[1], j.max_lambda}));
       if (stop(met && previous == 1 - set)) {
         stats_.converged = true;
         return;
@@ -317,7 +330,9 @@ class PgsSolve {
             }));
           },
           [&](const SweepMax& m) { return detail::small_step(m, opt_.abs_tol, opt_.rel_tol); },
-          [&](int begin, int end) { final_terms_of(std::as_const(op), lambda, merit_wanted_, opt_.abs_tol, final, begin, end, 0); });
+          [&](int begin, int end) {
+            final_terms_of(std::as_const(op), lambda, merit_wanted_, opt_.abs_tol, final, begin, end, 0);
+          });
       stats_.iterations = run.iterations;
       stats_.converged = run.converged;
       closed_ = run.closed;

@@ -94,7 +94,8 @@ Vec3 prox_ellipsoid(const Vec3& z_in, const Vec3& axes) {
         g += w;
         dg -= 2.0 * w * iq;
       }
-    if (g > 0.0) lo = t; else hi = t;
+    if (g > 0.0) lo = t;
+    else hi = t;
     const double S = 1.0 + g;
     const double newton = dg < 0.0 ? t - 2.0 * S * g / ((1.0 + std::sqrt(S)) * dg) : t;
     if (dg < 0.0 && std::abs(newton - t) <= 1e-9 * (t + a2_min)) {
@@ -136,11 +137,11 @@ constexpr double kMinDecrease = 1e-6;
 // with a diagonal R0 reads nothing else. ContactMetric holds the rest.
 struct ContactMetric;
 struct ContactR {
-  Vec4 r_diag = Vec4::Zero();       // R0's diagonal, when it is diagonal
-  Vec4 inv_mu_row = Vec4::Zero();   // 1 / mu per row (t, s, tau), 0 for the normal row and rows without friction
-  std::array<int, 3> idx{};         // 0 = t, 1 = s, 2 = tau
-  int nf = 0;                       // friction coordinates with mu > 0 (their indices in idx)
-  bool diagonal = false;            // R0 is diagonal (global and local strategies)
+  Vec4 r_diag = Vec4::Zero();      // R0's diagonal, when it is diagonal
+  Vec4 inv_mu_row = Vec4::Zero();  // 1 / mu per row (t, s, tau), 0 for the normal row and rows without friction
+  std::array<int, 3> idx{};        // 0 = t, 1 = s, 2 = tau
+  int nf = 0;                      // friction coordinates with mu > 0 (their indices in idx)
+  bool diagonal = false;           // R0 is diagonal (global and local strategies)
 
   Vec3 prox(const Vec3& z, double lambda_n, double scale, const ContactMetric& m) const;
 };
@@ -148,9 +149,9 @@ struct ContactR {
 // A full R0 and the friction metric, for sliding contacts and the blocked strategy
 struct ContactMetric {
   Mat4 R0 = Mat4::Identity();
-  Mat3 to_y = Mat3::Identity();     // Q^T C (active block)
-  Mat3 from_y = Mat3::Identity();   // C^-1 Q (active block)
-  Vec3 axis_unit = Vec3::Zero();    // 1 / sqrt(L_i)
+  Mat3 to_y = Mat3::Identity();    // Q^T C (active block)
+  Mat3 from_y = Mat3::Identity();  // C^-1 Q (active block)
+  Vec3 axis_unit = Vec3::Zero();   // 1 / sqrt(L_i)
 };
 
 Vec3 ContactR::prox(const Vec3& z, double lambda_n, double scale, const ContactMetric& m) const {
@@ -236,8 +237,10 @@ void make_r(const Mat4& A, const Vec3& mu, const ProxOptions& opt, double global
     for (int j = 0; j < c.nf; ++j) Rf(i, j) = m.R0(1 + c.idx[std::size_t(i)], 1 + c.idx[std::size_t(j)]);
   }
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> er(Rf);
-  const Eigen::MatrixXd C = er.eigenvectors() * er.eigenvalues().cwiseInverse().cwiseSqrt().asDiagonal() * er.eigenvectors().transpose();
-  const Eigen::MatrixXd Cinv = er.eigenvectors() * er.eigenvalues().cwiseSqrt().asDiagonal() * er.eigenvectors().transpose();
+  const Eigen::MatrixXd C =
+      er.eigenvectors() * er.eigenvalues().cwiseInverse().cwiseSqrt().asDiagonal() * er.eigenvectors().transpose();
+  const Eigen::MatrixXd Cinv =
+      er.eigenvectors() * er.eigenvalues().cwiseSqrt().asDiagonal() * er.eigenvectors().transpose();
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> ek(Cinv * K * Cinv);
   const Eigen::MatrixXd to_y = ek.eigenvectors().transpose() * C, from_y = Cinv * ek.eigenvectors();
   for (int i = 0; i < c.nf; ++i) {
@@ -325,8 +328,14 @@ class ProxSolve {
  public:
   ProxSolve(Op& op, const SolverOptions& opt, std::vector<Vec4>& lambda, std::vector<double>& joint_lambda,
             const ProxSchedule& schedule)
-      : op_(op), opt_(opt), lambda_(lambda), joint_lambda_(joint_lambda), gauss_seidel_(schedule.gauss_seidel),
-        coloring_(schedule.coloring), nc_(op.size()), nj_(op.joint_rows()),
+      : op_(op),
+        opt_(opt),
+        lambda_(lambda),
+        joint_lambda_(joint_lambda),
+        gauss_seidel_(schedule.gauss_seidel),
+        coloring_(schedule.coloring),
+        nc_(op.size()),
+        nj_(op.joint_rows()),
         team_(schedule.coloring && schedule.team ? *schedule.team : own_team_) {}
 
   SolverStats run() {
@@ -342,7 +351,8 @@ class ProxSolve {
     double r_prev = 100.0 * scale + std::numeric_limits<double>::min();
     stats_.converged = nc_ == 0 && nj_ == 0;
     int accepted = 0;  // sweeps not rolled back
-    const double loop_start = nc_ > 0 ? detail::process_cpu_ms() : 0.0;  // a solve without contacts has no sweep cost to time
+    const double loop_start =
+        nc_ > 0 ? detail::process_cpu_ms() : 0.0;  // a solve without contacts has no sweep cost to time
     for (int it = 0; it < opt_.max_iterations && nc_ + nj_ > 0; ++it) {
       const detail::SweepMax s = sweep();  // delta: r^{k+1} of eq. 27
       stats_.iterations = it + 1;
@@ -359,7 +369,8 @@ class ProxSolve {
       stats_.residual = step;
       if (opt_.record_history) stats_.history.push_back(step);
       // with merit_tol, the FCLib merit every kMeritCheckInterval accepted sweeps instead (merit.h)
-      if (stopping_test_met(op_, lambda_, opt_.merit_tol, ++accepted, step <= opt_.abs_tol || step <= opt_.rel_tol * s.lambda)) {
+      if (stopping_test_met(op_, lambda_, opt_.merit_tol, ++accepted,
+                            step <= opt_.abs_tol || step <= opt_.rel_tol * s.lambda)) {
         stats_.converged = true;
         break;
       }
@@ -511,11 +522,12 @@ class ProxSolve {
 SolverStats solve_prox_gs(const ContactProblem& p, const SolverOptions& opt, ContactSolution& sol) {
   MatrixFreeOperator op(p, &sol.joint_lambda);
   const SolverStats stats =
-      opt.graph_coloring ? detail::colored_solve(p, opt.threads,
-                                                 [&](const ContactColoring& c, detail::SweepTeam& team) {
-                                                   return ProxSolve(op, opt, sol.lambda, sol.joint_lambda, {true, &c, &team}).run();
-                                                 })
-                         : ProxSolve(op, opt, sol.lambda, sol.joint_lambda, {true}).run();
+      opt.graph_coloring
+          ? detail::colored_solve(p, opt.threads,
+                                  [&](const ContactColoring& c, detail::SweepTeam& team) {
+                                    return ProxSolve(op, opt, sol.lambda, sol.joint_lambda, {true, &c, &team}).run();
+                                  })
+          : ProxSolve(op, opt, sol.lambda, sol.joint_lambda, {true}).run();
   op.copy_response(sol.response);  // current on exit (ProxSolve::run)
   return stats;
 }

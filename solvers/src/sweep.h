@@ -94,8 +94,8 @@ SweepMax colored_sweep(SweepTeam& team, const ContactColoring& c, const Op& op, 
 // from and restore() goes back to it; sweep(begin, end, m) sweeps positions [begin, end) in order
 // into m; close(begin, end) is the solve's closing pass (WindowedRun::closed).
 template <class Save, class Restore, class Sweep, class Small, class Close>
-WindowedRun windowed_sweep(const std::vector<int>& reach, int sweeps, int tile, int window, Save&& save, Restore&& restore,
-                           Sweep&& sweep, Small&& small, Close&& close) {
+WindowedRun windowed_sweep(const std::vector<int>& reach, int sweeps, int tile, int window, Save&& save,
+                           Restore&& restore, Sweep&& sweep, Small&& small, Close&& close) {
   std::vector<SweepMax> result;
   return windowed_sweeps(
       reach, sweeps, tile, wavefront_group(reach, tile, window),
@@ -113,9 +113,9 @@ inline constexpr int kJacobiBlock = 64;
 template <class F>
 void jacobi_sweep(int n, int threads, F&& f) {
   if (threads > 1)
-    tbb::parallel_for(tbb::blocked_range<int>(0, n, kJacobiBlock), [&](const tbb::blocked_range<int>& r) { f(r.begin(), r.end()); });
-  else if (n > 0)
-    f(0, n);
+    tbb::parallel_for(tbb::blocked_range<int>(0, n, kJacobiBlock),
+                      [&](const tbb::blocked_range<int>& r) { f(r.begin(), r.end()); });
+  else if (n > 0) f(0, n);
 }
 
 // A solve's first impulses: the caller's warm start where asked for and of the problem's sizes,

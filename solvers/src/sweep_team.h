@@ -115,7 +115,9 @@ class ColorSchedule {
   // the first unit of member i's run of colour g (i = members: one past the colour's last unit)
   int unit(int g, int i) const { return unit_[index(g, i)]; }
   // what member m's run of colour g took (sweep_ticks), by that member
-  void record(int g, int member, std::uint64_t ticks) { ticks_[std::size_t(member) * std::size_t(stride_) + std::size_t(g)] = ticks; }
+  void record(int g, int member, std::uint64_t ticks) {
+    ticks_[std::size_t(member) * std::size_t(stride_) + std::size_t(g)] = ticks;
+  }
   // after a sweep in which every member recorded every colour
   void rebalance(const ContactColoring& c) {
     for (int g = 0; g < colors_; ++g) {
@@ -146,7 +148,11 @@ class ColorSchedule {
       const int k0 = c.unit_start[std::size_t(u0)], k1 = c.unit_start[std::size_t(u1)];
       for (int i = 0; i <= members_; ++i) {
         const int target = k0 + int(std::lround(fraction_[index(g, i)] * (k1 - k0)));
-        unit_[index(g, i)] = i == 0 ? u0 : i == members_ ? u1 : int(std::lower_bound(c.unit_start.begin() + u0, c.unit_start.begin() + u1, target) - c.unit_start.begin());
+        unit_[index(g, i)] = i == 0 ? u0
+                             : i == members_
+                                 ? u1
+                                 : int(std::lower_bound(c.unit_start.begin() + u0, c.unit_start.begin() + u1, target) -
+                                       c.unit_start.begin());
       }
     }
   }
@@ -198,7 +204,8 @@ class ColorSchedule {
       for (int i = 0; i <= members_; ++i) {
         const auto cut = int(n * i / members_);
         const auto u = std::partition_point(u0, u1, [&](int slot) { return c.order[std::size_t(slot)] < cut; });
-        unit_[index(g, i)] = i == 0 ? int(u0 - c.unit_start.begin()) : int((i == members_ ? u1 : u) - c.unit_start.begin());
+        unit_[index(g, i)] =
+            i == 0 ? int(u0 - c.unit_start.begin()) : int((i == members_ ? u1 : u) - c.unit_start.begin());
       }
     }
   }
@@ -211,7 +218,8 @@ class ColorSchedule {
       for (int m = 0; m < members_; ++m) {
         double own = 0.0, waiting = 0.0;
         for (int u = unit(g, m); u < unit(g, m + 1); ++u)
-          (dependent_[std::size_t(u)] ? waiting : own) += c.unit_start[std::size_t(u) + 1] - c.unit_start[std::size_t(u)];
+          (dependent_[std::size_t(u)] ? waiting : own) +=
+              c.unit_start[std::size_t(u) + 1] - c.unit_start[std::size_t(u)];
         double& x = t[std::size_t(m)];
         x += own;
         if (waiting > 0.0) {
@@ -309,7 +317,7 @@ class SweepTeam {
   }
 
  private:
-  using Fn = void (*)(void*, int, int, int);  // a stage's closure called through ctx_
+  using Fn = void (*)(void*, int, int, int);     // a stage's closure called through ctx_
   static constexpr std::size_t kStackGap = 256;  // bytes: four cache lines, two line pairs
 
   // Moves the caller's stack pointer down by kStackGap until the stage function that calls it
@@ -378,7 +386,7 @@ class SweepTeam {
   }
 
   const int threads_;
-  std::uint32_t phase_count_ = 0;  // the caller's count of phases published (run_phases)
+  std::uint32_t phase_count_ = 0;                    // the caller's count of phases published (run_phases)
   alignas(64) std::atomic<std::uint32_t> stage_{0};  // stages published; the release publishes their parameters
   std::atomic<void*> ctx_{nullptr};
   std::atomic<bool> quit_{false};
@@ -387,7 +395,8 @@ class SweepTeam {
   alignas(64) std::atomic<std::uint32_t> phase_base_{0};
   std::atomic<int> phases_{0};
   std::atomic<Fn> phase_fn_{nullptr};
-  std::vector<Padded<std::atomic<std::uint32_t>>> arrived_ = std::vector<Padded<std::atomic<std::uint32_t>>>(std::size_t(threads_));
+  std::vector<Padded<std::atomic<std::uint32_t>>> arrived_ =
+      std::vector<Padded<std::atomic<std::uint32_t>>>(std::size_t(threads_));
   std::vector<Padded<std::atomic<bool>>> present_ = std::vector<Padded<std::atomic<bool>>>(std::size_t(threads_));
   tbb::task_group helpers_;
   // the thread's kept schedule (thread_scratch.h: its arrays are not allocated again for every
@@ -436,7 +445,8 @@ void colored_sweep(SweepTeam& team, const ContactColoring& c, const Op& op, Visi
       units(a, b, member);
       return;
     }
-    const int first = c.unit_start[std::size_t(a)], split = schedule.split(g, member), end = c.unit_start[std::size_t(b)];
+    const int first = c.unit_start[std::size_t(a)], split = schedule.split(g, member),
+              end = c.unit_start[std::size_t(b)];
     const int* order = schedule.synced_order();
     for (int e = first; e < split; ++e) op.prefetch(order[e]);
     if (split > first) visit(order + first, split - first, member);
@@ -490,13 +500,16 @@ void colored_reset(SweepTeam& team, const ContactColoring* c, Op& op, std::vecto
     return;
   }
   op.clear();
-  colored_sweep(team, *c, op, [&](const int* contacts, int n, int member) {
-    for (int e = 0; e < n; ++e) {
-      const int k = contacts[e];
-      before(k, member);
-      if (lambda[std::size_t(k)] != Vec4::Zero()) op.applied(k, lambda[std::size_t(k)]);
-    }
-  }, false);
+  colored_sweep(
+      team, *c, op,
+      [&](const int* contacts, int n, int member) {
+        for (int e = 0; e < n; ++e) {
+          const int k = contacts[e];
+          before(k, member);
+          if (lambda[std::size_t(k)] != Vec4::Zero()) op.applied(k, lambda[std::size_t(k)]);
+        }
+      },
+      false);
 }
 
 // fclib_merit (merit.h) for an operator whose w is already M^-1 J^T lambda (a solver whose sweeps

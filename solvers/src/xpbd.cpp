@@ -80,7 +80,8 @@ double side_inv_mass(const PositionProblem& p, const PbdSide& s, const Vec3& d) 
   }
   double m = 0.0;
   for (int i = 0; i < 3; ++i)
-    if (s.particle[std::size_t(i)] >= 0) m += s.weight[i] * s.weight[i] * p.p_inv_mass[std::size_t(s.particle[std::size_t(i)])];
+    if (s.particle[std::size_t(i)] >= 0)
+      m += s.weight[i] * s.weight[i] * p.p_inv_mass[std::size_t(s.particle[std::size_t(i)])];
   return m;
 }
 
@@ -174,10 +175,10 @@ class Solver {
   const double h_;
   int np_ = 0;
   bool gs_ = false;
-  std::vector<int> slot_start_, slot_owner_;       // per constraint, CSR
-  std::vector<int> owner_start_, owner_slots_;     // per DOF owner, CSR over slot indices
-  std::vector<double> slot_weight_;                // inverse mass of the slot's DOF in the block
-  std::vector<double> scale_;                      // per constraint: weighted incidence of its DOFs
+  std::vector<int> slot_start_, slot_owner_;    // per constraint, CSR
+  std::vector<int> owner_start_, owner_slots_;  // per DOF owner, CSR over slot indices
+  std::vector<double> slot_weight_;             // inverse mass of the slot's DOF in the block
+  std::vector<double> scale_;                   // per constraint: weighted incidence of its DOFs
   std::vector<Slot> slots_;
   std::vector<double> progress_;  // per constraint: gradient step . actual change (restart test)
   std::vector<Vec3> prev_contact_, prev_attach_, cur_contact_, cur_attach_;  // P_{k-1}, P_k (Jacobi)
@@ -217,7 +218,8 @@ void Solver::build_slots() {
   for (int i = 0; i < owners; ++i) owner_start_[std::size_t(i) + 1] += owner_start_[std::size_t(i)];
   owner_slots_.resize(slot_owner_.size());
   std::vector<int> fill(owner_start_.begin(), owner_start_.end() - 1);
-  for (std::size_t s = 0; s < slot_owner_.size(); ++s) owner_slots_[std::size_t(fill[std::size_t(slot_owner_[s])]++)] = int(s);
+  for (std::size_t s = 0; s < slot_owner_.size(); ++s)
+    owner_slots_[std::size_t(fill[std::size_t(slot_owner_[s])]++)] = int(s);
   // 1 / rho(D^-1 N) per block row by Gershgorin: a block couples to every other constraint on
   // its DOFs in proportion to that DOF's inverse mass, so the row sum of D^-1 N is about the
   // incidence count of its DOFs weighted by their share of the block's inverse mass. (The plain
@@ -360,10 +362,8 @@ double Solver::update_element(int k, double omega, double beta, Slot* slots) {
   Vec6 step = Vec6::Zero(), dP = Vec6::Zero();
   const Vec6 momentum = beta * (P6 - prev_element_[std::size_t(k)]);
   // fixed-size blocks: 6 rows (strain forms) or 3 (Neo-Hookean)
-  if (rows == 6)
-    element_step<6>(ec, im, v, m.damping, omega, P6, momentum, step, dP);
-  else
-    element_step<3>(ec, im, v, m.damping, omega, P6, momentum, step, dP);
+  if (rows == 6) element_step<6>(ec, im, v, m.damping, omega, P6, momentum, step, dP);
+  else element_step<3>(ec, im, v, m.damping, omega, P6, momentum, step, dP);
   if (!dP.allFinite()) return 0.0;
   progress_[std::size_t(nc() + k)] = step.dot(dP);
   P6 += dP;

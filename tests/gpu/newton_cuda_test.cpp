@@ -14,7 +14,9 @@ namespace {
 using test::box_on_corners;
 using test::newton_options;
 
-SolverStats solve(PositionProblem& p, const SolverOptions& o) { return find_solver("newton-pcr")->solve_position(p, o); }
+SolverStats solve(PositionProblem& p, const SolverOptions& o) {
+  return find_solver("newton-pcr")->solve_position(p, o);
+}
 
 // The whole Newton solve with its linear systems on CUDA (where a device is visible) against the
 // CPU kernels: the same Newton and linear iteration counts, the same rest state.

@@ -144,11 +144,11 @@ TEST(CrMlcpLong, FullSoftStackConvergesOnEveryStep) {
 // soft surface (self pairs included) and every moving rigid surface. Step counts keep the four
 // scenes within a few seconds; tests labelled `long` (cr_mlcp_long_tests) run the full scenes.
 TEST(CrMlcpScenes, ReducedSeed004ScenesStayCollisionFree) {
-  for (const auto& [scene, steps] : std::vector<std::pair<std::string, int>>{
-           {"tests/data/seed004/soft_wringer_small.json", 60},
-           {"tests/data/seed004/spheres_torus_small.json", 40},
-           {"tests/data/seed004/soft_pyramid_small.json", 40},
-           {"tests/data/seed004/rings_small.json", 60}}) {
+  for (const auto& [scene, steps] :
+       std::vector<std::pair<std::string, int>>{{"tests/data/seed004/soft_wringer_small.json", 60},
+                                                {"tests/data/seed004/spheres_torus_small.json", 40},
+                                                {"tests/data/seed004/soft_pyramid_small.json", 40},
+                                                {"tests/data/seed004/rings_small.json", 60}}) {
     const SceneRun r = run_checked(scene, steps, true);
     EXPECT_EQ(r.steps, steps) << scene;
     EXPECT_EQ(r.intersections, 0) << scene;
@@ -212,20 +212,20 @@ TEST(CrMlcpScenes, SlidingSoftBlockDeceleratesAtMuG) {
 // A resting stack stays at rest at any time step: an active contact already within [0, eps_2)
 // keeps its gap, where lifting it to the band's middle would cost a speed of eps_2 / (2 h).
 TEST(CrMlcpScenes, RestingStackStaysAtRestAtSmallTimeSteps) {
-  for (const auto& [dt, cubes] : std::vector<std::pair<double, int>>{{1e-6, 1}, {1e-6, 10}, {1e-4, 1}, {1e-4, 10}, {1e-2, 10}}) {
+  for (const auto& [dt, cubes] :
+       std::vector<std::pair<double, int>>{{1e-6, 1}, {1e-6, 10}, {1e-4, 1}, {1e-4, 10}, {1e-2, 10}}) {
     nlohmann::json bodies = nlohmann::json::array({{{"name", "ground"}, {"shape", "ground"}, {"fixed", true}}});
     for (int i = 0; i < cubes; ++i)
       bodies.push_back({{"name", "c" + std::to_string(i)}, {"shape", "cube"}, {"position", {0.0, 0.0, 0.5 + i}}});
-    const nlohmann::json doc = {
-        {"format", "coulomb-scene/1"},
-        {"gravity", {0, 0, -9.81}},
-        {"time", {{"dt", dt}, {"steps", 30}}},
-        {"solver", {{"type", "cr-mlcp"}}},
-        {"materials", {{"default", {{"density", 1000}, {"friction", 0.5}}}}},
-        {"shapes",
-         {{"ground", {{"type", "plane"}, {"normal", {0, 0, 1}}, {"offset", 0}}},
-          {"cube", {{"type", "box"}, {"half_extents", {0.5, 0.5, 0.5}}}}}},
-        {"bodies", bodies}};
+    const nlohmann::json doc = {{"format", "coulomb-scene/1"},
+                                {"gravity", {0, 0, -9.81}},
+                                {"time", {{"dt", dt}, {"steps", 30}}},
+                                {"solver", {{"type", "cr-mlcp"}}},
+                                {"materials", {{"default", {{"density", 1000}, {"friction", 0.5}}}}},
+                                {"shapes",
+                                 {{"ground", {{"type", "plane"}, {"normal", {0, 0, 1}}, {"offset", 0}}},
+                                  {"cube", {{"type", "box"}, {"half_extents", {0.5, 0.5, 0.5}}}}}},
+                                {"bodies", bodies}};
     World w(parse_scene(doc, "."));
     double fastest = 0.0;
     while (w.step_count() < w.total_steps()) {

@@ -2,16 +2,16 @@
 // solve of eq. 4, the active set of eq. 12-13, the friction cone of s.3.2 (eq. 16-18, Algorithm 3),
 // and the Full preconditioner of eq. 22 against Diag.
 #include <coulomb/cr_mlcp.h>
-#include <coulomb/solver.h>
 #include <coulomb/soft_body.h>
+#include <coulomb/solver.h>
 #include <coulomb/tet_mesh.h>
 #include <gtest/gtest.h>
 
+#include <coulomb/error.h>
 #include <Eigen/Eigenvalues>
 #include <Eigen/SparseCholesky>
-#include <coulomb/error.h>
-#include <nlohmann/json.hpp>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <numbers>
 
 #include "position_problems.h"

@@ -15,7 +15,9 @@ namespace {
 
 using test::kG;
 
-SolverStats solve(PositionProblem& p, const SolverOptions& o) { return find_solver("newton-pcr")->solve_position(p, o); }
+SolverStats solve(PositionProblem& p, const SolverOptions& o) {
+  return find_solver("newton-pcr")->solve_position(p, o);
+}
 
 using test::box_on_corners;
 using test::newton_options;

@@ -9,7 +9,8 @@ namespace coulomb::test {
 inline constexpr double kG = 9.81;
 
 // newton-pcr to tight tolerances on the CPU, for problems with known answers.
-inline SolverOptions newton_options(NcpFunction f = NcpFunction::FischerBurmeister, NewtonLinear lin = NewtonLinear::Pcr) {
+inline SolverOptions newton_options(NcpFunction f = NcpFunction::FischerBurmeister,
+                                    NewtonLinear lin = NewtonLinear::Pcr) {
   SolverOptions o;
   o.max_iterations = 100;
   o.abs_tol = 1e-10;

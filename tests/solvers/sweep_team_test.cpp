@@ -33,7 +33,8 @@ void run_stages(detail::SweepTeam& team, int stages, std::vector<int>& member_it
       per_member[std::size_t(member)].value += end - begin;
     };
     detail::team_pass(team, n, f);
-    for (int i = 0; i < 4096; ++i) ASSERT_EQ(visits[std::size_t(i)].load(), i < n ? 1 : 0) << "stage " << s << " item " << i;
+    for (int i = 0; i < 4096; ++i)
+      ASSERT_EQ(visits[std::size_t(i)].load(), i < n ? 1 : 0) << "stage " << s << " item " << i;
     done.store(expected_done += n);
   }
   for (int m = 0; m < team.size(); ++m) member_items[std::size_t(m)] = per_member[std::size_t(m)].value;
@@ -148,7 +149,8 @@ TEST(ColorSchedule, CutsSettleWhereTheMembersTimesAreEqual) {
     s.prepare(c, members);
     ASSERT_FALSE(s.self_synced()) << members;
     for (int g = 0; g < 2; ++g)
-      for (int m = 0; m <= members; ++m) EXPECT_EQ(s.unit(g, m), 100 * g + (100 * m + members / 2) / members) << members;
+      for (int m = 0; m <= members; ++m)
+        EXPECT_EQ(s.unit(g, m), 100 * g + (100 * m + members / 2) / members) << members;
     for (int sweep = 0; sweep < 30; ++sweep) {
       for (int g = 0; g < 2; ++g)
         for (int m = 0; m < members; ++m) {

@@ -41,8 +41,8 @@ using Vec = Eigen::VectorXd;
 struct Problem {
   std::string name;
   int nc = 0;
-  Dense A;               // (3 nc x 3 nc) rows (n, t1, t2) per contact
-  Vec b;                 // (3 nc)
+  Dense A;                 // (3 nc x 3 nc) rows (n, t1, t2) per contact
+  Vec b;                   // (3 nc)
   std::vector<double> mu;  // (nc)
   // the subproblems of eq. 19: normal rows N = {3k}, friction rows T = {3k+1, 3k+2}
   Dense Ann, Ant, Atn, Att;
@@ -208,8 +208,10 @@ int main(int argc, char** argv) {
   double target = 1e-6;
   std::string csv;
   app.add_option("files", files, "FCLib local problems (.hdf5)")->required();
-  app.add_option("--iterations", iterations, "iterations per ordering (the paper's k_max)")->check(CLI::Range(1, 1000000));
-  app.add_option("--repeats", repeats, "runs per ordering; each iteration's fastest time is kept")->check(CLI::Range(1, 1000));
+  app.add_option("--iterations", iterations, "iterations per ordering (the paper's k_max)")
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--repeats", repeats, "runs per ordering; each iteration's fastest time is kept")
+      ->check(CLI::Range(1, 1000));
   app.add_option("--target", target, "Theta target, relative to Theta(0)")->check(CLI::Range(0.0, 1.0));
   app.add_option("--csv", csv, "write the rows to this CSV file");
   CLI11_PARSE(app, argc, argv);
@@ -243,10 +245,12 @@ int main(int argc, char** argv) {
       for (int rep = 0; rep < repeats; ++rep) {
         Run r = run(P, ord, iterations);
         for (int k = 0; k < iterations; ++k)
-          fastest[std::size_t(k)] = std::min(fastest[std::size_t(k)], r.seconds[std::size_t(k) + 1] - r.seconds[std::size_t(k)]);
+          fastest[std::size_t(k)] =
+              std::min(fastest[std::size_t(k)], r.seconds[std::size_t(k) + 1] - r.seconds[std::size_t(k)]);
         if (rep == 0) best = std::move(r);
       }
-      for (int k = 0; k < iterations; ++k) best.seconds[std::size_t(k) + 1] = best.seconds[std::size_t(k)] + fastest[std::size_t(k)];
+      for (int k = 0; k < iterations; ++k)
+        best.seconds[std::size_t(k) + 1] = best.seconds[std::size_t(k)] + fastest[std::size_t(k)];
       const double ms_per_it = 1e3 * best.seconds.back() / iterations;
       const double theta0 = std::max(best.theta.front(), 1e-300);
       int hit = -1;
